@@ -1,0 +1,1 @@
+"""Checks layer: claims, verdicts, the command line."""

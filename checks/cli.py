@@ -1,0 +1,214 @@
+"""The ``tdcheck`` command line: list, run, latex.
+
+Exit status: 0 when every selected claim computed a verdict (whatever the verdict), 1 when a
+check crashed (a bug in tdcheck, reported as such), 2 for bad input (unknown selector,
+malformed or out-of-domain ``--param``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from checks.claim import BUDGETS, Claim, Verdict
+from checks.registry import select
+from derivations.errors import InvalidArgument, TdcheckError
+
+STATUS_STYLE = {
+    "holds": "green",
+    "certified": "bold green",
+    "fails": "bold red",
+    "differs": "bold yellow",
+    "outside-regime": "cyan",
+    "inconclusive": "magenta",
+    "error": "bold white on red",
+}
+
+
+def parse_param(text: str) -> tuple[str, Any]:
+    """Parse ``NAME=VALUE`` (VALUE an int, a float or a word)."""
+    name, sep, raw = text.partition("=")
+    name, raw = name.strip(), raw.strip()
+    if not sep or not name.isidentifier() or not raw:
+        raise InvalidArgument(f"malformed --param {text!r}: expected NAME=VALUE, e.g. --param wstar=0.3")
+    for convert in (int, float):
+        try:
+            return name, convert(raw)
+        except ValueError:
+            continue
+    return name, raw
+
+
+def split_overrides(claims: list[Claim], params: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Give each claim the overrides it knows; a name no selected claim knows is an error."""
+    known = {name for c in claims for name in c.defaults}
+    for name in params:
+        if name not in known:
+            from derivations.errors import unknown_name
+
+            raise unknown_name("--param name for the selected claims", name, known)
+    return {c.id: {k: v for k, v in params.items() if k in c.defaults} for c in claims}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of ``tdcheck``."""
+    parser = argparse.ArgumentParser(
+        prog="tdcheck",
+        description="Rebuild and check the mathematics of papers on transformer training dynamics.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    listing = commands.add_parser("list", help="list claims and formulas with their paper labels")
+    listing.add_argument("selector", nargs="?", default="*", help="paper prefix, id or glob (default: all)")
+    listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    run = commands.add_parser("run", help="run claims and print one verdict per claim")
+    run.add_argument("selectors", nargs="*", help="paper prefixes, ids or globs (default: every claim)")
+    run.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="override a parameter")
+    run.add_argument("--budget", choices=BUDGETS, default="quick")
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--workers", type=int, default=None, help="processes for sweeps (default: all cores)")
+    run.add_argument("--json", metavar="PATH", help="write the verdicts as JSON ('-' for stdout)")
+
+    latex = commands.add_parser("latex", help="write a LaTeX document: printed, derived and difference")
+    latex.add_argument("selector", nargs="?", default="*")
+    latex.add_argument("-o", "--output", metavar="FILE", help="output file (default: stdout)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``tdcheck`` command."""
+    args = build_parser().parse_args(argv)
+    console = Console(stderr=True)
+    try:
+        if args.command == "list":
+            return command_list(args)
+        if args.command == "run":
+            return command_run(args, console)
+        if args.command == "latex":
+            return command_latex(args)
+    except TdcheckError as error:
+        if not isinstance(error, InvalidArgument):
+            raise
+        console.print(f"[bold red]tdcheck: error:[/] {error}", highlight=False)
+        return 2
+    return 0  # pragma: no cover - argparse guarantees a command
+
+
+def command_list(args: argparse.Namespace) -> int:
+    """``tdcheck list``."""
+    claims = select([args.selector])
+    if args.json:
+        print(json.dumps([c.describe() for c in claims], indent=2))
+        return 0
+    table = Table(title=f"{len(claims)} claims")
+    for column in ("id", "kind", "label", "label (other version)"):
+        table.add_column(column)
+    for c in claims:
+        table.add_row(c.id, c.kind, c.label, c.label_alt)
+    Console().print(table)
+    return 0
+
+
+def command_run(args: argparse.Namespace, console: Console) -> int:
+    """``tdcheck run``."""
+    claims = select(args.selectors)
+    params = dict(parse_param(p) for p in args.param)
+    overrides = split_overrides(claims, params)
+    for c in claims:
+        c.resolve_params(overrides[c.id])  # refuse bad input before any work starts
+    verdicts: list[Verdict] = []
+    errors: list[dict[str, str]] = []
+    start = time.perf_counter()
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(), console=console, transient=True, disable=not console.is_terminal,
+    ) as progress:
+        task = progress.add_task("tdcheck run", total=len(claims))
+        for c in claims:
+            progress.update(task, description=c.id)
+            try:
+                verdicts.append(c.run(overrides[c.id], budget=args.budget, seed=args.seed, workers=args.workers))
+            except InvalidArgument:
+                raise
+            except Exception as error:  # a crash inside a check is a bug; keep going, report it
+                errors.append({"id": c.id, "error": f"{type(error).__name__}: {error}",
+                               "traceback": traceback.format_exc()})
+            progress.advance(task)
+    elapsed = time.perf_counter() - start
+    print_table(verdicts, errors, elapsed)
+    if args.json:
+        record = run_record(verdicts, errors, args, elapsed)
+        text = json.dumps(record, indent=2)
+        if args.json == "-":
+            print(text)
+        else:
+            Path(args.json).write_text(text + "\n")
+    return 1 if errors else 0
+
+
+def run_record(verdicts: list[Verdict], errors: list[dict], args: argparse.Namespace, elapsed: float) -> dict:
+    """Return the ``--json`` document (schema in README.md)."""
+    counts: dict[str, int] = {}
+    for v in verdicts:
+        counts[v.status] = counts.get(v.status, 0) + 1
+    return {
+        "tdcheck": _version(),
+        "selectors": args.selectors,
+        "budget": args.budget,
+        "seed": args.seed,
+        "elapsed_s": round(elapsed, 3),
+        "counts": counts,
+        "verdicts": [v.to_dict() for v in verdicts],
+        "errors": errors,
+    }
+
+
+def print_table(verdicts: list[Verdict], errors: list[dict], elapsed: float) -> None:
+    """Print one line per claim."""
+    table = Table(title=f"tdcheck: {len(verdicts)} verdicts in {elapsed:.1f} s", title_justify="left")
+    table.add_column("id", no_wrap=True)
+    table.add_column("label")
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("summary")
+    table.add_column("s", justify="right")
+    for v in verdicts:
+        style = STATUS_STYLE.get(v.status, "")
+        table.add_row(v.claim_id, v.label, f"[{style}]{v.status}[/]", v.summary, f"{v.elapsed:.1f}")
+    for e in errors:
+        table.add_row(e["id"], "", f"[{STATUS_STYLE['error']}]error[/]", f"this is a bug in tdcheck: {e['error']}", "")
+    Console(width=max(Console().width, 140)).print(table)
+
+
+def command_latex(args: argparse.Namespace) -> int:
+    """``tdcheck latex``."""
+    from checks.latex_export import document
+
+    text = document(select([args.selector]))
+    if args.output:
+        Path(args.output).write_text(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("tdcheck")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

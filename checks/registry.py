@@ -1,0 +1,63 @@
+"""The registry of claims, and selectors (paper prefix, id or glob) over it."""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+from collections.abc import Callable, Iterable
+
+from checks.claim import Claim, Context, Outcome
+from derivations.errors import InvalidArgument, close_matches
+
+#: paper prefix -> module that registers its claims when imported
+PAPERS = {"ih": "checks.induction_head"}
+
+_REGISTRY: dict[str, Claim] = {}
+
+
+def register(claim: Claim) -> Claim:
+    """Add ``claim`` to the registry (ids are unique)."""
+    if claim.id in _REGISTRY:
+        raise InvalidArgument(f"claim id {claim.id!r} is registered twice")
+    _REGISTRY[claim.id] = claim
+    return claim
+
+
+def claim(claim_id: str, *, paper: str, label: str, kind: str, **fields) -> Callable:
+    """Register the decorated ``check(ctx) -> Outcome`` as a claim; its docstring states the claim."""
+
+    def decorate(check: Callable[[Context], Outcome]) -> Callable[[Context], Outcome]:
+        register(Claim(claim_id, paper, label, kind, check, doc=(check.__doc__ or "").strip(), **fields))
+        return check
+
+    return decorate
+
+
+def load_all() -> dict[str, Claim]:
+    """Import every paper's checks module and return the registry."""
+    for module in PAPERS.values():
+        importlib.import_module(module)
+    return _REGISTRY
+
+
+def select(selectors: Iterable[str]) -> list[Claim]:
+    """Return the claims matching any selector, in registration order.
+
+    A selector is a paper prefix (``ih``), an exact id (``ih.cf.M``), a glob (``ih.cf.*``)
+    or an id prefix ending in a dot-free stem (``ih.cf`` selects ``ih.cf.*``).
+    """
+    registry = load_all()
+    selectors = list(selectors) or ["*"]
+    chosen: dict[str, Claim] = {}
+    for selector in selectors:
+        matches = [
+            c for cid, c in registry.items()
+            if fnmatch.fnmatchcase(cid, selector) or cid.startswith(selector + ".") or cid == selector
+        ]
+        if not matches:
+            near = close_matches(selector, registry, n=6)
+            hint = f"; close matches: {', '.join(near)}" if near else f"; papers: {', '.join(PAPERS)}"
+            raise InvalidArgument(f"selector {selector!r} matches no claim{hint}")
+        for c in matches:
+            chosen.setdefault(c.id, c)
+    return [c for cid, c in registry.items() if cid in chosen]

@@ -1,0 +1,1 @@
+"""Derivations layer: SymPy only."""

@@ -1,0 +1,296 @@
+"""Closed forms as printed and as derived, and their comparison.
+
+A :class:`Formula` holds one closed form of a paper twice: ``stated`` exactly as printed,
+``derived`` rebuilt by SymPy from the definition (sums, expectations, ``diff``). Its
+:meth:`Formula.verify` decides whether the two agree, exactly (symbolic zero) or numerically
+(mpmath at 30 digits on random points of the domain), or differ, in which case it returns a
+counterexample point with both values.
+
+A :class:`RegionInequality` holds a printed inequality between explicit functions on a
+region and evaluates its margin on sampled points (certification is ``checks.certify``).
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+import threading
+from collections.abc import Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import mpmath
+import sympy as sp
+
+from derivations.domain import Domain
+from derivations.errors import InternalError
+
+
+@contextmanager
+def time_limit(seconds: float):
+    """Raise ``TimeoutError`` inside the block after ``seconds`` (main thread only; else no limit)."""
+    if threading.current_thread() is not threading.main_thread() or seconds <= 0:
+        yield
+        return
+
+    def _expire(signum, frame):
+        raise TimeoutError
+
+    previous = signal.signal(signal.SIGALRM, _expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def symbolic_zero(expr: sp.Expr, seconds: float = 5.0) -> bool | None:
+    """Return True if ``expr`` simplifies to 0, False if it simplifies to a nonzero constant, None if unknown."""
+    try:
+        with time_limit(seconds):
+            expr = sp.sympify(expr).doit()
+            for attempt in (sp.expand, sp.cancel, lambda e: sp.simplify(e.rewrite(sp.exp)), sp.simplify):
+                reduced = attempt(expr)
+                if reduced == 0:
+                    return True
+                if reduced.is_number and reduced.is_nonzero:
+                    return False
+    except (TimeoutError, RecursionError, NotImplementedError, TypeError):
+        return None
+    return None
+
+
+def simplified(expr: sp.Expr, seconds: float = 5.0) -> sp.Expr:
+    """Simplify ``expr`` within a time limit; return it unchanged when simplification takes too long."""
+    try:
+        with time_limit(seconds):
+            return sp.simplify(sp.sympify(expr).doit())
+    except (TimeoutError, RecursionError, NotImplementedError, TypeError):
+        return expr
+
+
+class Evaluator:
+    """Evaluate a SymPy expression with mpmath at a chosen precision (sums unrolled for integer bounds)."""
+
+    def __init__(self, expr: sp.Expr, symbols: list[sp.Symbol]):
+        # Sums stay unevaluated (lambdify unrolls them for integer bounds); summing them in
+        # closed form here would be slow and would test SymPy's summation instead.
+        self.expr = sp.sympify(expr).replace(lambda e: isinstance(e, sp.Derivative), lambda e: e.doit())
+        self.symbols = symbols
+        self._function = sp.lambdify(symbols, self.expr, modules=["mpmath"])
+
+    def __call__(self, point: Mapping[sp.Symbol, object], dps: int = 30):
+        """Return the value at ``point`` (mpmath number) or raise ``ZeroDivisionError``/``ValueError``."""
+        args = []
+        for sym in self.symbols:
+            value = point[sym]
+            args.append(int(value) if sym.is_integer else mpmath.mpf(sp.Rational(value).p) / sp.Rational(value).q)
+        with mpmath.workdps(dps):
+            result = self._function(*args)
+            return mpmath.mpmathify(result)
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """How a printed formula compares with its derivation.
+
+    ``status`` is ``exact`` (the difference simplifies to 0), ``numeric`` (equal to
+    ``2 - dps/2`` relative digits at every sampled point, symbolic proof not found) or
+    ``differs`` (a counterexample ``point`` with ``stated_value`` and ``derived_value``).
+    """
+
+    status: str
+    n_points: int
+    dps: int
+    point: dict[str, str] = field(default_factory=dict)
+    stated_value: str = ""
+    derived_value: str = ""
+    difference: str = ""
+    ratio: str = ""
+    max_relative_gap: float = 0.0
+
+    @property
+    def equal(self) -> bool:
+        """True when the printed form agrees with the derivation."""
+        return self.status in ("exact", "numeric")
+
+    def to_dict(self) -> dict:
+        """Return a JSON-ready record."""
+        return {k: v for k, v in self.__dict__.items() if v not in ("", {}, None)}
+
+
+@dataclass
+class Formula:
+    """One closed form of a paper, as printed and as derived.
+
+    Parameters
+    ----------
+    id
+        ``ih.cf.L_IH2.eq10``-style identifier (the item's id, a dot, the display's name).
+    label
+        The paper's label ("Eq. (10)"); ``label_alt`` the other version's label.
+    stated
+        SymPy expression exactly as printed.
+    derived
+        SymPy expression built from the definition.
+    domain
+        Where the printed formula is claimed to hold.
+    reading
+        The mode flags this comparison uses (e.g. ``{"ih_model_range": "canonical"}``).
+    latex
+        The printed LaTeX, verbatim from the paper (for the LaTeX export).
+    """
+
+    id: str
+    label: str
+    stated: sp.Expr
+    derived: sp.Expr
+    domain: Domain
+    description: str = ""
+    label_alt: str = ""
+    reading: Mapping[str, str] = field(default_factory=dict)
+    latex: str = ""
+
+    def verify(
+        self,
+        *,
+        n_points: int = 8,
+        dps: int = 30,
+        seed: int = 0,
+        fixed: Mapping[sp.Symbol, object] | None = None,
+        symbolic_seconds: float = 2.0,
+    ) -> Agreement:
+        """Compare ``stated`` with ``derived``: numerically first, then symbolically.
+
+        The numeric pass evaluates both at ``n_points`` random points of the domain at
+        ``dps`` digits (integers cycle through the domain's sampled values); a relative gap
+        above ``10**(2 - dps/2)`` is a counterexample. When every point agrees, a symbolic
+        zero of the difference upgrades the result to ``exact``.
+        """
+        symbols = sorted(
+            (self.stated.free_symbols | self.derived.free_symbols) - _bound_symbols(self), key=lambda s: s.name
+        )
+        missing = set(symbols) - set(self.domain.symbols)
+        if missing:
+            raise InternalError(f"{self.id}: domain does not declare {sorted(s.name for s in missing)}; this is a bug")
+        stated, derived = Evaluator(self.stated, symbols), Evaluator(self.derived, symbols)
+        points = self.domain.sample(random.Random(seed), n_points, fixed)
+        # 30-digit evaluation of exact rational inputs; 10 digits of slack absorb the
+        # cancellation of closed forms such as m(p) at small p.
+        tolerance = mpmath.mpf(10) ** (10 - dps)
+        worst = (mpmath.mpf(0), None, None, None)
+        for point in points:
+            a, b = stated(point, dps), derived(point, dps)
+            scale = max(abs(a), abs(b))
+            gap = mpmath.mpf(0) if a == b else abs(a - b) / scale if scale else mpmath.inf
+            if not mpmath.isfinite(gap) or gap > worst[0] or worst[1] is None:
+                worst = (gap if mpmath.isfinite(gap) else mpmath.inf, point, a, b)
+        gap, point, a, b = worst
+        if gap > tolerance:
+            return Agreement(
+                "differs",
+                n_points,
+                dps,
+                point={s.name: str(v) for s, v in point.items()},
+                stated_value=mpmath.nstr(a, 15),
+                derived_value=mpmath.nstr(b, 15),
+                difference=sp.sstr(simplified(self.stated - self.derived, symbolic_seconds)),
+                ratio=_constant_ratio(self.stated, self.derived, symbolic_seconds),
+                max_relative_gap=float(gap),
+            )
+        zero = symbolic_zero(self.stated - self.derived, symbolic_seconds)
+        return Agreement("exact" if zero else "numeric", n_points, dps, max_relative_gap=float(gap))
+
+
+def _constant_ratio(stated: sp.Expr, derived: sp.Expr, seconds: float) -> str:
+    """Return stated/derived when it simplifies to a constant (a sign or factor error), else ''."""
+    quotient = simplified(stated / derived, seconds)
+    return sp.sstr(quotient) if quotient.is_number else ""
+
+
+def _bound_symbols(formula: Formula) -> set[sp.Symbol]:
+    bound: set[sp.Symbol] = set()
+    for expr in (formula.stated, formula.derived):
+        for node in sp.preorder_traversal(expr):
+            if isinstance(node, (sp.Sum, sp.Product, sp.Integral)):
+                bound |= {limit[0] for limit in node.limits}
+    return bound
+
+
+@dataclass(frozen=True)
+class Margin:
+    """The outcome of evaluating an inequality ``lhs <= rhs`` on sampled points."""
+
+    holds: bool
+    n_points: int
+    min_margin: float
+    worst_point: dict[str, str]
+    lhs_value: str
+    rhs_value: str
+
+    def to_dict(self) -> dict:
+        """Return a JSON-ready record."""
+        return dict(self.__dict__)
+
+
+@dataclass
+class RegionInequality:
+    """A printed inequality ``lhs (<|<=) rhs`` between explicit functions on a region.
+
+    ``strict`` distinguishes ``<`` from ``<=``. The margin is ``rhs - lhs``.
+    """
+
+    id: str
+    label: str
+    lhs: sp.Expr
+    rhs: sp.Expr
+    domain: Domain
+    strict: bool = False
+    description: str = ""
+    latex: str = ""
+
+    def sample_margin(
+        self,
+        *,
+        n_points: int = 400,
+        dps: int = 30,
+        seed: int = 0,
+        extra_points: list[Mapping[sp.Symbol, object]] = (),
+        fixed: Mapping[sp.Symbol, object] | None = None,
+    ) -> Margin:
+        """Evaluate the margin at random points (plus ``extra_points``) and return the worst."""
+        symbols = sorted((self.lhs.free_symbols | self.rhs.free_symbols), key=lambda s: s.name)
+        lhs, rhs = Evaluator(self.lhs, symbols), Evaluator(self.rhs, symbols)
+        points = [*extra_points, *self.domain.sample(random.Random(seed), n_points, fixed)]
+        worst = None
+        for point in points:
+            a, b = lhs(point, dps), rhs(point, dps)
+            margin = b - a
+            if worst is None or margin < worst[0]:
+                worst = (margin, point, a, b)
+        margin, point, a, b = worst
+        ok = margin > 0 if self.strict else margin >= 0
+        return Margin(
+            bool(ok), len(points), float(margin), {s.name: str(v) for s, v in point.items()},
+            mpmath.nstr(a, 15), mpmath.nstr(b, 15),
+        )
+
+
+
+@dataclass
+class Item:
+    """One registered closed-form item of a paper (e.g. ``ih.cf.ratios``): its printed displays.
+
+    ``formulas`` are the printed equalities (each compared with its derivation),
+    ``inequalities`` the printed inequalities between explicit functions on a region, and
+    ``notes`` what the item could not encode and why.
+    """
+
+    id: str
+    label: str
+    label_alt: str
+    title: str
+    formulas: list[Formula] = field(default_factory=list)
+    inequalities: list[RegionInequality] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)

@@ -1,0 +1,252 @@
+"""Head 1 (the 4-gram head) of the induction-head paper: M, m, softmax derivative, Lemma 8, Eq. (7), its flow.
+
+Stage II with the ideal first layer (y_s = x_{s-1}); head 1 attends with ALiBi slope p over
+its range (``head1_range``: canonical s = 2..L-1, literal s = 2..L-2 as in Eq. (6)).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from derivations.core import Formula, Item
+from derivations.induction_head.symbols import (
+    L, M_closed, M_sum, alpha, domain, g, gstar, k, m_closed, m_sum, n, p, s, u,
+)
+from derivations.softmax import IndexRange, alibi_logit, softmax_squared_norm, softmax_weight
+
+#: head-1 index ranges of the two readings (spec §2.3, flag head1_range)
+HEAD1_RANGES = {"canonical": IndexRange(2, L - 1), "literal": IndexRange(2, L - 2)}
+
+
+def head1_weights(index_range: IndexRange) -> tuple:
+    """Head 1's ALiBi softmax weight pi_s (query at position L-1) and the range it runs over."""
+    logit = alibi_logit(p, L - 1)
+    return (lambda at: softmax_weight(logit, index_range, at)), index_range
+
+
+def L_G4_derived(reading: str = "canonical") -> sp.Expr:
+    """L_G4(p, g) from its definition, ½E(g* x_{L-2} - g Σ_{s∈R} π_s x_{s-1})², with E x_i x_j = δ_ij.
+
+    Expanding the square leaves ½g*² + ½g² Σ_s π_s² - g* g Σ_s π_s [s - 1 = L - 2]: the cross
+    term survives only for the position s = L-1, which the canonical range contains and the
+    literal one does not. Only second moments of the tokens enter, so the same form holds
+    for Gaussian and Rademacher tokens (ih.dv.boolean).
+    """
+    index_range = HEAD1_RANGES[reading]
+    weight, _ = head1_weights(index_range)
+    squared_norm = softmax_squared_norm(alibi_logit(p, L - 1), index_range)
+    cross = weight(L - 1) if reading == "canonical" else sp.Integer(0)
+    return gstar**2 / 2 + g**2 * squared_norm / 2 - gstar * g * cross
+
+
+def L_G4_printed() -> sp.Expr:
+    """Eq. (7) as printed: ½(α*/(1+α*))² + ½g²M(2p)/M(p)² - α*g/((1+α*)M(p))."""
+    return (alpha / (1 + alpha)) ** 2 / 2 + g**2 * M_closed(2 * p) / M_closed(p) ** 2 / 2 - alpha * g / (
+        (1 + alpha) * M_closed(p)
+    )
+
+
+def flow_pg_derived(reading: str = "canonical") -> tuple[sp.Expr, sp.Expr]:
+    """(dp/dt, dg/dt) = -∇_{(p,g)} L_G4 of the toolkit's own L_G4."""
+    loss = L_G4_derived(reading)
+    return -sp.diff(loss, p), -sp.diff(loss, g)
+
+
+def item_M() -> Item:
+    """ih.cf.M: M(p) = Σ_{s=2}^{L-1} e^{-p(L-1-s)} = Σ_{s=0}^{L-3} e^{-ps} = (1-e^{-p(L-2)})/(1-e^{-p})."""
+    dom = domain(L, p)
+    return Item("ih.cf.M", "[W] C.2 Function II; C.3.1; Lemma 8", "[F] App. B; C.1; Lemma D.4", "M(p)", [
+        Formula("ih.cf.M.shifted_sum", "C.2", sp.Sum(sp.exp(-p * s), (s, 0, L - 3)), M_sum(p), dom,
+                "second member of the C.2 display vs the normaliser of head 1's softmax"),
+        Formula("ih.cf.M.closed_form", "C.2; C.3.1; Lemma 8", M_closed(p), M_sum(p), dom,
+                "closed form as printed vs the defining geometric sum",
+                latex=r"M(p)=\frac{1-e^{-p(L-2)}}{1-e^{-p}}"),
+        Formula("ih.cf.M.at_zero", "C.2 (p -> 0)", sp.limit(M_closed(p), p, 0), L - 2, domain(L),
+                "the p -> 0 limit of the closed form vs the number of terms"),
+    ])
+
+
+def item_m() -> Item:
+    """ih.cf.m: m(p) = Σ_{s=1}^{L-3} s e^{-ps} (closed form), introduced as 'the derivative' of M."""
+    dom = domain(L, p)
+    return Item("ih.cf.m", "[W] C.2 Function II; C.3.1", "[F] App. B; C.1", "m(p)", [
+        Formula("ih.cf.m.closed_form", "C.2", m_closed(p), m_sum(p), dom,
+                "closed form as printed vs the arithmetico-geometric sum",
+                latex=r"m(p)=\frac{e^{-p}-(L-2)e^{-p(L-2)}+(L-3)e^{-p(L-1)}}{(1-e^{-p})^2}"),
+        Formula("ih.cf.m.is_derivative_of_M", "C.2 ('M(p) and its derivative m(p)')", m_sum(p),
+                sp.diff(M_sum(p), p), dom, "the text calls m the derivative of M; the derivative is -m"),
+        Formula("ih.cf.m.at_zero", "spec: m(0) = (L-2)(L-3)/2", (L - 2) * (L - 3) / 2,
+                sp.Sum(s, (s, 1, L - 3)), domain(L), "value at p = 0"),
+    ])
+
+
+def item_softmax_derivative() -> Item:
+    """ih.cf.softmax_derivative (C.2 Function III): d/dp of head 1's weight at lag s."""
+    dom = domain(L, p, s)
+    dom = type(dom)(dom.intervals, {L: dom.integers[L], s: (0, (0, 1, 2, 3, 10, 37))},
+                    (sp_constraint_lag(),))
+    normaliser = sp.Sum(sp.exp(-p * k), (k, 0, L - 3))
+    weight_def = softmax_weight(alibi_logit(p, L - 1), IndexRange(2, L - 1), L - 1 - s)
+    printed_weight = sp.exp(-p * s) / normaliser
+    printed_derivative = (-s * sp.exp(-p * s) * M_closed(p) + sp.exp(-p * s) * m_closed(p)) / M_closed(p) ** 2
+    return Item("ih.cf.softmax_derivative", "[W] C.2 Function III", "[F] App. B", "softmax derivative", [
+        Formula("ih.cf.softmax_derivative.weight", "C.2 Function III (first =)", printed_weight, weight_def, dom,
+                "softmax((-p(L-1-t))_{t=2}^{L-1})_{t=L-1-s} written as e^{-ps}/Σ_τ e^{-pτ}"),
+        Formula("ih.cf.softmax_derivative.derivative", "C.2 Function III (second =)", printed_derivative,
+                sp.diff(weight_def, p), dom, "derivative as printed vs d/dp of the softmax weight",
+                latex=r"\frac{-s e^{-ps}M(p)+e^{-ps}m(p)}{M(p)^2}"),
+    ])
+
+
+def sp_constraint_lag():
+    """The lag s of head 1 runs over 0..L-3."""
+    from derivations.domain import Constraint
+
+    return Constraint(s <= L - 3, "head 1 has lags 0..L-3")
+
+
+def item_lemma8() -> Item:
+    """ih.cf.lemma8: ||softmax((-p(L-1-s))_{s=1}^{L-1})||² = M(2p)/M(p)², as printed and per head-1 range."""
+    dom = domain(L, p)
+    printed = M_closed(2 * p) / M_closed(p) ** 2
+    formulas = [
+        Formula("ih.cf.lemma8.as_printed", "Lemma 8 (s = 1..L-1)", printed,
+                softmax_squared_norm(alibi_logit(p, L - 1), IndexRange(1, L - 1)), dom,
+                "the printed range s = 1..L-1 has L-1 terms; M has L-2",
+                latex=r"\Big\|\mathrm{softmax}\big((-p(L-1-s))_{s=1}^{L-1}\big)\Big\|_2^2=\frac{M(2p)}{M(p)^2}"),
+    ]
+    for reading, index_range in HEAD1_RANGES.items():
+        formulas.append(Formula(
+            f"ih.cf.lemma8.head1_{reading}", f"Lemma 8 applied to head 1 ({reading} range)", printed,
+            softmax_squared_norm(alibi_logit(p, L - 1), index_range), dom,
+            f"squared norm of head 1's weights over s = {index_range.lo}..{index_range.hi}",
+            reading={"head1_range": reading}))
+    return Item("ih.cf.lemma8", "[W] Lemma 8 (App. D)", "[F] Lemma D.4", "Lemma 8", formulas)
+
+
+def ratio_displays() -> dict[str, tuple[sp.Expr, sp.Expr, sp.Expr]]:
+    """The four printed ratio displays of C.3.1 Part I: name -> (quantity, printed middle, derived)."""
+    e = sp.exp
+    bracket = lambda q: 1 - (L - 2) * e(-q * (L - 3)) + (L - 3) * e(-q * (L - 2))  # noqa: E731
+    return {
+        "M2p_over_Mp": (
+            (1 + e(-p * (L - 2))) / (1 + e(-p)), M_sum(2 * p) / M_sum(p)),
+        "m_over_M2": (
+            e(-p) * bracket(p) / (1 - e(-p * (L - 2))), m_sum(p) / M_sum(p) ** 2),
+        "one_over_M": (
+            (1 - e(-p * (L - 2))) / (1 - e(-p)), 1 / M_sum(p)),
+        "m2p_over_mp": (
+            e(-p) * (1 - (L - 2) * e(-2 * p * (L - 3)) + (L - 3) * e(-2 * p * (L - 2)))
+            / ((1 + e(-p)) ** 2 * bracket(p)),
+            m_sum(2 * p) / m_sum(p)),
+    }
+
+
+def item_ratios() -> Item:
+    """ih.cf.ratios: the C.3.1 Part I displays of M(2p)/M(p), m/M², 1/M and m(2p)/m(p)."""
+    dom = domain(L, p)
+    formulas = [
+        Formula(f"ih.cf.ratios.{name}", "C.3.1 Part I", printed, derived, dom, f"{name} as printed vs definition")
+        for name, (printed, derived) in ratio_displays().items()
+    ]
+    return Item("ih.cf.ratios", "[W] C.3.1 Part I", "[F] C.1 Part I", "ratios of M and m", formulas)
+
+
+def xi_read_off() -> dict[str, sp.Expr]:
+    """ξ_i 'as read off' (definition (a) of ih.cf.xi): the printed middle forms rewritten as 1 + ξ_i."""
+    nn = n
+    return {
+        "xi1": -(nn) * u ** (L - 3) + (L - 3) * u ** (L - 2),
+        "xi2": -(u ** (L - 2)),
+        "xi3": -(u ** (L - 2)),
+        "xi4": -(nn) * u ** (2 * (L - 3)) + (L - 3) * u ** (2 * (L - 2)),
+        "xi5": -(nn) * u ** (L - 3) + (L - 3) * u ** (L - 2),
+    }
+
+
+def xi_implied() -> dict[str, sp.Expr]:
+    """ξ_i 'as implied' (definition (b)): what makes each printed right-most form exact, in u = e^{-p}."""
+    M_u = (1 - u ** (L - 2)) / (1 - u)
+    m_u = (u - (L - 2) * u ** (L - 2) + (L - 3) * u ** (L - 1)) / (1 - u) ** 2
+    M2_u = (1 - u ** (2 * (L - 2))) / (1 - u**2)
+    m2_u = (u**2 - (L - 2) * u ** (2 * (L - 2)) + (L - 3) * u ** (2 * (L - 1))) / (1 - u**2) ** 2
+    read = xi_read_off()
+    return {
+        # m/M² = u(1+ξ1)/(1+ξ2): keep ξ2 as read off, solve for ξ1
+        "xi1": m_u / M_u**2 * (1 + read["xi2"]) / u - 1,
+        "xi2": read["xi2"],
+        # 1/M = (1+ξ3)/(1-u)
+        "xi3": (1 - u) / M_u - 1,
+        # m(2p)/m(p) = u(1+ξ4)/((1+u)²(1+ξ5)): keep ξ5 as read off, solve for ξ4
+        "xi4": m2_u / m_u * (1 + u) ** 2 * (1 + read["xi5"]) / u - 1,
+        "xi5": read["xi5"],
+        "M2_over_M": M2_u / M_u,
+    }
+
+
+def item_L_G4() -> Item:
+    """ih.cf.L_G4: Eq. (7) against ½E(g* x_{L-2} - g Σ π_s x_{s-1})² in both head-1 readings."""
+    dom = domain(L, p, g, alpha)
+    formulas = [
+        Formula(f"ih.cf.L_G4.eq7_{reading}", "Eq. (7)", L_G4_printed(), L_G4_derived(reading), dom,
+                f"Eq. (7) vs the loss of head 1 over its {reading} range", label_alt="[F] Eq. (19)",
+                reading={"head1_range": reading},
+                latex=r"\mathcal L_{G_4}=\frac12\Big(\frac{\alpha^\star}{1+\alpha^\star}\Big)^2+\frac12g^2"
+                      r"\frac{M(2p)}{M(p)^2}-\frac{\alpha^\star g}{1+\alpha^\star}\frac{1}{M(p)}")
+        for reading in HEAD1_RANGES
+    ]
+    return Item("ih.cf.L_G4", "[W] Eq. (7)", "[F] Eq. (19)", "4-gram loss", formulas)
+
+
+def item_flow_pg() -> Item:
+    """ih.cf.flow_pg: the printed (p, g) gradient flows (first form, 'Equivalently', Part I ξ-form, u-form)."""
+    dom = domain(L, p, g, alpha)
+    Mp, M2p, mp, m2p = M_closed(p), M_closed(2 * p), m_closed(p), m_closed(2 * p)
+    dp_first = mp / Mp**2 * (g**2 * m2p / mp - g**2 * M2p / Mp + alpha * g / (1 + alpha))
+    dg_first = alpha / (1 + alpha) / Mp - g * M2p / Mp**2
+    dp_equiv = mp * g / Mp**2 * (gstar - g * M2p / Mp + g * m2p / mp)
+    dg_equiv = (gstar - g * M2p / Mp) / Mp
+    formulas = []
+    for reading in HEAD1_RANGES:
+        dp_der, dg_der = flow_pg_derived(reading)
+        rd = {"head1_range": reading}
+        formulas += [
+            Formula(f"ih.cf.flow_pg.dp_first_{reading}", "C.3.1 GF display", dp_first, dp_der, dom,
+                    "dp/dt first form vs -∂L_G4/∂p", reading=rd),
+            Formula(f"ih.cf.flow_pg.dg_first_{reading}", "C.3.1 GF display", dg_first, dg_der, dom,
+                    "dg/dt first form vs -∂L_G4/∂g", reading=rd),
+        ]
+    dp_der, dg_der = flow_pg_derived("canonical")
+    formulas += [
+        Formula("ih.cf.flow_pg.dp_equivalently", "C.3.1 'Equivalently'", dp_equiv, dp_der, dom,
+                "dp/dt second form vs -∂L_G4/∂p", reading={"head1_range": "canonical"}),
+        Formula("ih.cf.flow_pg.dg_equivalently", "C.3.1 'Equivalently'", dg_equiv, dg_der, dom,
+                "dg/dt second form vs -∂L_G4/∂g", reading={"head1_range": "canonical"}),
+    ]
+    formulas += _xi_flow_forms(dom, dp_der, dg_der)
+    return Item("ih.cf.flow_pg", "[W] C.3.1", "[F] C.1", "(p, g) gradient flow", formulas)
+
+
+def _xi_flow_forms(dom, dp_der, dg_der) -> list[Formula]:
+    """The Part I and Part II flow displays with ξ_i substituted, under both ξ definitions."""
+    e_p = sp.exp(-p)
+    out = []
+    for name, xi in (("read_off", xi_read_off()), ("implied", xi_implied())):
+        x = {key: val.subs(u, e_p) for key, val in xi.items()}
+        ratio_M = (1 + sp.exp(-p * (L - 2))) / (1 + e_p)
+        # Part I dp/dt as printed uses ξ3 inside the m(2p)/m(p) term, where the ratio display has ξ4
+        dp_part1 = e_p * g * (1 + x["xi1"]) / (1 + x["xi2"]) * (
+            gstar - g * ratio_M + g * e_p * (1 + x["xi3"]) / ((1 + e_p) ** 2 * (1 + x["xi5"])))
+        dg_part1 = (1 + x["xi3"]) / (1 - e_p) * (gstar - g * ratio_M)
+        du_part2 = -(1 + x["xi1"]) * e_p**2 * g / (1 + x["xi2"]) * (
+            gstar - g * ratio_M + g * e_p * (1 + x["xi4"]) / ((1 + e_p) ** 2 * (1 + x["xi5"])))
+        rd = {"head1_range": "canonical", "xi_definition": name}
+        out += [
+            Formula(f"ih.cf.flow_pg.dp_part1_xi_{name}", "C.3.1 Part I", dp_part1, dp_der, dom,
+                    f"Part I dp/dt with ξ {name.replace('_', ' ')}", reading=rd),
+            Formula(f"ih.cf.flow_pg.dg_part1_xi_{name}", "C.3.1 Part I", dg_part1, dg_der, dom,
+                    f"Part I dg/dt with ξ {name.replace('_', ' ')}", reading=rd),
+            Formula(f"ih.cf.flow_pg.du_part2_xi_{name}", "C.3.1 Part II (u = e^{-p})", du_part2, -e_p * dp_der, dom,
+                    f"Part II du/dt with ξ {name.replace('_', ' ')} vs -u dp/dt", reading=rd),
+        ]
+    return out

@@ -1,0 +1,28 @@
+"""A LaTeX printer that writes each paper's symbols the way the paper does (w^⋆, α^⋆, σ_init …)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import sympy as sp
+from sympy.printing.latex import LatexPrinter
+
+
+class PaperLatexPrinter(LatexPrinter):
+    """SymPy's LaTeX printer with a paper's ``symbol_names`` (symbol name -> LaTeX)."""
+
+    def __init__(self, symbol_names: Mapping[str, str] | None = None, **settings):
+        super().__init__(settings)
+        self.paper_symbols = dict(symbol_names or {})
+
+    def _print_Symbol(self, expr, style="plain"):
+        if expr.name in self.paper_symbols:
+            return self.paper_symbols[expr.name]
+        return super()._print_Symbol(expr, style=style)
+
+    _print_Dummy = _print_Symbol
+
+
+def to_latex(expr: sp.Expr, symbol_names: Mapping[str, str] | None = None) -> str:
+    """Return the LaTeX of ``expr`` with the paper's symbol names."""
+    return PaperLatexPrinter(symbol_names).doprint(expr)

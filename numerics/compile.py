@@ -1,0 +1,758 @@
+"""SymPy → generated ``.py`` module → cached numba kernels.
+
+The kernel ladder (STYLE.md): :func:`scalar_kernel` (one point) → :func:`grid_kernel` (a ``prange``
+loop writing into ``out``, behind a Python wrapper that validates and broadcasts) → the caller.
+:func:`vector_field` generates ``rhs(t, y, params, out)`` and ``events(...)`` for
+:mod:`numerics.ode`.
+
+Pipeline, for all outputs of one kernel together:
+
+1. ``stable``: the caller's stable forms replace sub-expressions (``xreplace``, else ``subs``);
+   a key that matches nothing is an error, not a silent no-op;
+2. rewrites from :mod:`sympy.codegen.rewriting`: ``exp(x) - 1 → expm1(x)``,
+   ``log(1 + x) → log1p(x)``, ``log(e^a + e^b) → max + log1p(e^{-|a-b|})``;
+3. a whitelist check (:func:`numerics.printer.check_supported`): unknown functions and Piecewise
+   without a default branch are refused, naming the sub-expression;
+4. symbols renamed to valid, deterministic identifiers; ``Sum``/``Product`` become generated
+   helper functions with an explicit loop (bounds cast to int, SymPy's Karr convention for
+   reversed bounds, NaN for non-finite bounds);
+5. ``sympy.cse`` over all outputs; :class:`~numerics.printer.NumbaPrinter` prints them.
+
+The module source is a pure function of the inputs (and of the sources of
+:mod:`numerics.stable` and :mod:`numerics._jit`, whose hashes it records), so its file name, its
+time stamp and numba's on-disk cache are reused across processes. Kernels use NumPy's error model
+and never raise: a division by zero gives inf/NaN; the Python wrappers validate inputs instead.
+
+Arithmetic inside kernels is float64: integer arguments (symbols with ``integer=True``) are typed
+int64 at the boundary and converted once, so that polynomials in L cannot overflow int64 silently.
+
+Stable forms (``stable=``)
+--------------------------
+A dict ``{sub-expression: replacement}`` applied before anything else. For the induction-head
+paper (spec §8)::
+
+    M = (1 - exp(-p*(L - 2))) / (1 - exp(-p))
+    stable = {M: Expm1Ratio(L - 2, -p)}          # expm1(-p(L-2))/expm1(-p), = L-2 at p = 0
+    m = (exp(-p) - (L-2)*exp(-p*(L-2)) + (L-3)*exp(-p*(L-1))) / (1 - exp(-p))**2
+    stable = {m: Sum(s*exp(-p*s), (s, 1, L - 3))}  # the closed form cancels at small p
+
+The replacement must equal the key on the domain; tests should check it (mpmath) where it matters.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import keyword
+import sys
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import sympy as sp
+from sympy.codegen.rewriting import expm1_opt, log1p_opt, logsumexp_2terms_opt, optimize
+
+from derivations.errors import InvalidArgument, close_matches
+from numerics._modules import load_module
+from numerics.printer import STABLE_HELPERS, EventState, EventTime, Expm1Ratio, NumbaPrinter, check_supported
+
+__all__ = [
+    "CompiledVectorField",
+    "EventSpec",
+    "Expm1Ratio",
+    "GridKernel",
+    "event_state",
+    "event_time",
+    "grid_kernel",
+    "kernel_source",
+    "scalar_kernel",
+    "vector_field",
+]
+
+#: Rewrites applied to every expression (highest priority first, as sympy's ``optimize`` does).
+REWRITES = (expm1_opt, log1p_opt, logsumexp_2terms_opt)
+
+_HEADER_LIMIT = 400  # characters of each SymPy expression kept in the header comment
+
+_RESERVED = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | {
+    "math", "np", "prange", "jit", "parallel_jit", "range", "int", "float", "abs", "max", "min",
+    "out", "y", "t", "params", "event_times", "event_states", "rhs", "events", "True", "False", "None",
+    *STABLE_HELPERS,
+}  # fmt: skip
+
+
+def _dependency_digest() -> str:
+    """Hash of the sources the generated code imports: a change there must produce a new module."""
+    here = Path(__file__).parent
+    digest = hashlib.sha256()
+    for name in ("stable.py", "_jit.py"):
+        digest.update((here / name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+# ----------------------------------------------------------------------------------------------
+# Public SymPy-side objects
+
+
+@dataclass(frozen=True)
+class EventSpec:
+    """A signed event function whose zero the integrator locates.
+
+    Parameters
+    ----------
+    name
+        Identifier of the event (``"T_II"``); other events refer to it by this name.
+    expr
+        SymPy expression in the state, the parameters, the time and the placeholders
+        :func:`event_time` / :func:`event_state` of *other* events.
+    direction
+        ``+1`` (upward crossings only), ``-1`` (downward only) or ``0`` (both).
+    terminal
+        Whether the integration stops at this event.
+    """
+
+    name: str
+    expr: sp.Expr
+    direction: int = 0
+    terminal: bool = False
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise InvalidArgument(f"EventSpec name={self.name!r} must be an identifier such as 'T_II'")
+        if self.direction not in (-1, 0, 1):
+            raise InvalidArgument(
+                f"EventSpec {self.name!r}: direction={self.direction!r} must be -1, 0 or +1"
+            )
+
+
+def event_time(event: str) -> EventTime:
+    """Placeholder for the time at which ``event`` fired; prints as ``event_times[k]``."""
+    return EventTime(event)
+
+
+def event_state(event: str, state: sp.Symbol | str) -> EventState:
+    """Placeholder for state ``state`` at the time ``event`` fired; prints as ``event_states[k, j]``."""
+    return EventState(event, state.name if isinstance(state, sp.Symbol) else str(state))
+
+
+# ----------------------------------------------------------------------------------------------
+# Expression preparation
+
+
+def _sympify_all(exprs: Iterable[Any], kernel: str) -> list[sp.Expr]:
+    out = []
+    for i, e in enumerate(exprs):
+        try:
+            e = sp.sympify(e)
+        except (sp.SympifyError, TypeError) as err:
+            raise InvalidArgument(f"kernel {kernel!r}: output {i}={e!r} is not a SymPy expression") from err
+        if not isinstance(e, sp.Expr):
+            raise InvalidArgument(
+                f"kernel {kernel!r}: output {i}={e} is a {type(e).__name__}, not a number-valued "
+                "expression; wrap conditions in Piecewise"
+            )
+        out.append(e)
+    return out
+
+
+def _apply_stable(exprs: list[sp.Expr], stable: Mapping | None) -> tuple[list[sp.Expr], set]:
+    """Apply the stable forms; return the new expressions and the keys that matched something."""
+    matched = set()
+    for key, value in (stable or {}).items():
+        key, value = sp.sympify(key), sp.sympify(value)
+        replaced = [e.xreplace({key: value}) for e in exprs]
+        if replaced == exprs:
+            # A product or sum embedded in a larger Mul/Add is not one subtree; subs finds it.
+            replaced = [e.subs(key, value) for e in exprs]
+        if replaced != exprs:
+            matched.add(key)
+        exprs = replaced
+    return exprs, matched
+
+
+def _check_stable_matched(stable: Mapping | None, matched: set, kernel: str) -> None:
+    for key in stable or {}:
+        if sp.sympify(key) not in matched:
+            raise InvalidArgument(
+                f"kernel {kernel!r}: stable form for {key} matches no sub-expression of the outputs; "
+                "keys are matched structurally (xreplace, then subs): pass the expression exactly "
+                "as it occurs"
+            )
+
+
+def _rewrite(exprs: list[sp.Expr]) -> list[sp.Expr]:
+    return [optimize(e, REWRITES) for e in exprs]
+
+
+def _identifier(name: str) -> str:
+    chars = []
+    for c in name:
+        if c.isascii() and (c.isalnum() or c == "_"):
+            chars.append(c)
+            continue
+        uname = unicodedata.name(c, "")
+        if "LETTER" in uname:
+            word = uname.split()[-1].lower()
+            chars.append(("_" if chars else "") + (word.capitalize() if "CAPITAL" in uname else word))
+        else:
+            chars.append("_")
+    ident = "".join(chars) or "v"
+    if ident[0].isdigit() or ident[0] == "_":
+        ident = "v" + ident
+    return ident
+
+
+def _assign_names(symbols: Sequence[sp.Symbol], reserved: Iterable[str]) -> dict[sp.Symbol, sp.Symbol]:
+    """Map each symbol to a plain Symbol whose name is a valid, unique, non-reserved identifier."""
+    taken = set(_RESERVED) | set(reserved)
+    mapping = {}
+    for s in symbols:
+        base = _identifier(s.name)
+        if base in taken:
+            base += "_"
+        ident, n = base, 2
+        while ident in taken:
+            ident, n = f"{base}{n}", n + 1
+        taken.add(ident)
+        mapping[s] = sp.Symbol(ident)
+    return mapping
+
+
+def _check_args(args: Sequence[sp.Symbol], what: str, kernel: str) -> list[sp.Symbol]:
+    args = list(args)
+    for a in args:
+        if not isinstance(a, sp.Symbol) or isinstance(a, EventTime | EventState):
+            raise InvalidArgument(f"kernel {kernel!r}: {what} entry {a!r} is not a SymPy Symbol")
+    if len(set(args)) != len(args):
+        dup = sorted({str(a) for a in args if args.count(a) > 1})
+        raise InvalidArgument(f"kernel {kernel!r}: {what} lists {', '.join(dup)} more than once")
+    return args
+
+
+def _check_name(name: str) -> str:
+    if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_"):
+        raise InvalidArgument(
+            f"name={name!r} must be a Python identifier not starting with '_' (it names the generated "
+            "function and module), e.g. 'M_of_p'"
+        )
+    if name in _RESERVED:
+        raise InvalidArgument(f"name={name!r} is reserved in generated code; choose another, e.g. {name}_k")
+    return name
+
+
+def _check_free_symbols(exprs: list[sp.Expr], allowed: set[sp.Symbol], kernel: str, hint: str) -> None:
+    for i, e in enumerate(exprs):
+        unknown = {s for s in e.free_symbols if s not in allowed and not isinstance(s, EventTime | EventState)}
+        if unknown:
+            names = ", ".join(sorted(map(str, unknown)))
+            raise InvalidArgument(
+                f"kernel {kernel!r}: output {i} uses symbols not among the arguments: {names}; {hint}"
+            )
+
+
+def _prepare(exprs, stable, kernel: str, allowed: set[sp.Symbol], hint: str) -> tuple[list[sp.Expr], set]:
+    """Sympify, apply stable forms and rewrites, check; return the expressions and the matched keys."""
+    exprs, matched = _apply_stable(_sympify_all(exprs, kernel), stable)
+    exprs = _rewrite(exprs)
+    for i, e in enumerate(exprs):
+        check_supported(e, f"kernel {kernel!r}, output {i}")
+    _check_free_symbols(exprs, allowed, kernel, hint)
+    return exprs, matched
+
+
+def _header_expr(expr: sp.Basic) -> str:
+    text = sp.sstr(expr)
+    if len(text) > _HEADER_LIMIT:
+        text = text[:_HEADER_LIMIT] + " ..."
+    return text.encode("ascii", "backslashreplace").decode()
+
+
+# ----------------------------------------------------------------------------------------------
+# Module writer
+
+
+class _ModuleWriter:
+    """Collects the functions of one generated module; turns sums into loop helpers."""
+
+    def __init__(self, header: list[str]):
+        self.header = header
+        self.chunks: list[str] = []
+        self.helpers: list[str] = []
+
+    def printer(self, **settings) -> NumbaPrinter:
+        return NumbaPrinter({**settings, "helpers": frozenset(self.helpers)})
+
+    def extract_loops(self, expr: sp.Basic) -> sp.Basic:
+        if isinstance(expr, sp.Sum | sp.Product):
+            return self._loop_helper(expr)
+        if expr.is_Atom or not expr.args:
+            return expr
+        args = [self.extract_loops(a) for a in expr.args]
+        if all(a is b for a, b in zip(args, expr.args, strict=True)):
+            return expr
+        return expr.func(*args)
+
+    def _loop_helper(self, node: sp.Sum | sp.Product) -> sp.Expr:
+        is_sum = isinstance(node, sp.Sum)
+        term, limits = node.function, node.limits
+        var, lo, hi = limits[-1]
+        if len(limits) > 1:
+            term = type(node)(term, *limits[:-1])
+        index = len(self.helpers)
+        name = f"_{'sum' if is_sum else 'prod'}{index}"
+        self.helpers.append(name)  # reserve the number before nested helpers take theirs
+        free = sorted(node.free_symbols, key=str)
+        params = {s: s if type(s) is sp.Symbol else sp.Symbol(f"_p{i}") for i, s in enumerate(free)}
+        k = sp.Symbol(f"_k{index}")
+        term = self.extract_loops(term.xreplace({**params, var: k}))
+        lo = self.extract_loops(sp.sympify(lo).xreplace(params))
+        hi = self.extract_loops(sp.sympify(hi).xreplace(params))
+        lines, (lo_s, hi_s, *_) = self._print_block([lo, hi], cse=False)
+        body, (term_s,) = self._print_block([term])
+        plist = ", ".join(str(params[s]) for s in free)
+        code = [
+            "@jit",
+            f"def {name}({plist}):",
+            f"    # {'Sum' if is_sum else 'Product'} over {var} from {_header_expr(limits[-1][1])} "
+            f"to {_header_expr(limits[-1][2])} of {_header_expr(node.function)}",
+            *(f"    {line}" for line in lines),
+            f"    _lo = {lo_s}",
+            f"    _hi = {hi_s}",
+            "    if not (math.isfinite(_lo) and math.isfinite(_hi)):",
+            "        return math.nan",
+            "    _start = int(_lo)",
+            "    _stop = int(_hi) + 1",
+            "    _forward = True",
+            "    if _stop < _start:",
+            "        # Karr's convention, as SymPy: a reversed range is the inverse of the gap's sum/product.",
+            "        _start, _stop = _stop, _start",
+            "        _forward = False",
+            f"    _acc = {'0.0' if is_sum else '1.0'}",
+            "    for _i in range(_start, _stop):",
+            f"        {k} = float(_i)",
+            *(f"        {line}" for line in body),
+            f"        _acc {'+' if is_sum else '*'}= {term_s}",
+        ]
+        if is_sum:
+            code.append("    return _acc if _forward else -_acc")
+        else:
+            code.append("    return _acc if _forward else 1.0 / _acc")
+        self.chunks.append("\n".join(code))
+        return sp.Function(name)(*free)
+
+    def _print_block(self, exprs: list[sp.Basic], cse: bool = True, **settings) -> tuple[list[str], list[str]]:
+        if cse:
+            replacements, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("_x"), order="canonical")
+        else:
+            replacements, reduced = [], exprs
+        printer = self.printer(**settings)
+        lines = [f"{printer.doprint(sym)} = {printer.doprint(value)}" for sym, value in replacements]
+        return lines, [printer.doprint(e) for e in reduced]
+
+    def body(self, exprs: list[sp.Expr], **settings) -> tuple[list[str], list[str]]:
+        """Return (statements, output expressions) for the outputs, after loop extraction and cse."""
+        exprs = [self.extract_loops(e) for e in exprs]
+        return self._print_block(exprs, **settings)
+
+    def add(self, code: str) -> None:
+        self.chunks.append(code)
+
+    def source(self) -> str:
+        lines = [
+            "# Generated by numerics.compile from SymPy expressions; do not edit.",
+            "# The file is named after the hash of this text; numba caches what it defines.",
+            f"# numerics.stable + numerics._jit sha256: {_dependency_digest()}",
+            *self.header,
+            "import math",
+            "",
+            "from numba import prange",
+            "",
+            "from numerics._jit import jit, parallel_jit",
+            f"from numerics.stable import {', '.join(STABLE_HELPERS)}",
+        ]
+        return "\n".join(lines) + "\n\n\n" + "\n\n\n".join(self.chunks) + "\n"
+
+
+def _dtype_name(sym: sp.Symbol) -> str:
+    return "int64" if sym.is_integer else "float64"
+
+
+def _load(name: str, writer: _ModuleWriter) -> ModuleType:
+    return load_module(name, writer.source())
+
+
+def kernel_source(kernel: Any) -> str:
+    """Return the generated source of a kernel (a dispatcher, :class:`GridKernel` or vector field)."""
+    module = getattr(kernel, "module", None)
+    if module is None:
+        module = sys.modules[kernel.py_func.__module__]
+    return Path(module.__file__).read_text()
+
+
+# ----------------------------------------------------------------------------------------------
+# Scalar kernels
+
+
+def _scalar_function(
+    writer: _ModuleWriter, exprs: list[sp.Expr], args: list[sp.Symbol], names: dict, fname: str
+) -> str:
+    exprs = [e.xreplace(names) for e in exprs]
+    lines, outs = writer.body(exprs)
+    params = [str(names[a]) for a in args]
+    converts = [f"    {names[a]} = float({names[a]})" for a in args if a.is_integer]
+    ret = outs[0] if len(outs) == 1 else "(" + ", ".join(outs) + ")"
+    return "\n".join(
+        ["@jit", f"def {fname}({', '.join(params)}):", *converts, *(f"    {ln}" for ln in lines), f"    return {ret}"]
+    )
+
+
+def _scalar_header(kind: str, name: str, exprs, args, stable) -> list[str]:
+    sig = ", ".join(f"{a}: {_dtype_name(a)}" for a in args)
+    header = [f"# {kind} {name}({sig})"]
+    header += [f"#   [{i}] {_header_expr(e)}" for i, e in enumerate(exprs)]
+    if stable:
+        header.append("# stable forms:")
+        header += [f"#   {_header_expr(sp.sympify(k))}  ->  {_header_expr(sp.sympify(v))}" for k, v in stable.items()]
+    return header
+
+
+def _scalar_signature(args: list[sp.Symbol], n_out: int) -> str:
+    ret = "float64" if n_out == 1 else f"UniTuple(float64, {n_out})"
+    return f"{ret}({', '.join(_dtype_name(a) for a in args)})"
+
+
+def _build_scalar(expr_or_exprs, args, name, stable, kind):
+    name = _check_name(name)
+    single = isinstance(expr_or_exprs, sp.Basic | int | float | str)
+    raw = [expr_or_exprs] if single else list(expr_or_exprs)
+    if not raw:
+        raise InvalidArgument(f"kernel {name!r}: no expressions to compile")
+    args = _check_args(args, "args", name)
+    exprs, matched = _prepare(raw, stable, name, set(args), "add them to args=")
+    _check_stable_matched(stable, matched, name)
+    names = _assign_names(args, reserved={name, f"{name}_grid"})
+    writer = _ModuleWriter(_scalar_header(kind, name, raw, args, stable))
+    writer.add(_scalar_function(writer, exprs, args, names, name))
+    return writer, args, names, len(exprs)
+
+
+def scalar_kernel(expr_or_exprs, args: Sequence[sp.Symbol], *, name: str, stable: dict | None = None):
+    """Compile one expression (or several) of ``args`` into a cached numba dispatcher.
+
+    Parameters
+    ----------
+    expr_or_exprs
+        A SymPy expression, or a sequence of them (the kernel then returns a tuple).
+    args
+        The arguments, in call order. Symbols with ``integer=True`` are typed int64, all others
+        float64; the dispatcher is compiled (or loaded from numba's cache) for that signature.
+    name
+        Name of the generated function and prefix of its module.
+    stable
+        Stable forms ``{sub-expression: replacement}`` (see the module docstring).
+
+    Returns
+    -------
+    numba.core.registry.CPUDispatcher
+        ``f(*args) -> float`` (or tuple of floats). Never raises on numeric trouble: a division
+        by zero gives inf/NaN.
+    """
+    writer, args, _, n_out = _build_scalar(expr_or_exprs, args, name, stable, "scalar kernel")
+    module = _load(name, writer)
+    dispatcher = getattr(module, name)
+    dispatcher.compile(_scalar_signature(args, n_out))
+    return dispatcher
+
+
+# ----------------------------------------------------------------------------------------------
+# Grid kernels
+
+
+@dataclass(frozen=True, eq=False)
+class GridKernel:
+    """A ``prange`` loop kernel behind a Python wrapper that broadcasts and validates its inputs.
+
+    Calling ``g(*values)`` (one value per argument, scalars or arrays of broadcastable shapes)
+    returns a float64 array of the broadcast shape. ``kernel(*arrays, out)`` is the loop kernel
+    (1-D C-contiguous arrays of equal length: float64, or int64 for integer symbols; ``out``
+    float64), ``scalar`` the per-point dispatcher.
+    """
+
+    name: str
+    arg_names: tuple[str, ...]
+    integer: tuple[bool, ...]
+    kernel: Callable
+    scalar: Callable
+    module: ModuleType = field(repr=False)
+
+    def __call__(self, *values):
+        if len(values) != len(self.arg_names):
+            raise InvalidArgument(
+                f"{self.name}() takes {len(self.arg_names)} values ({', '.join(self.arg_names)}), "
+                f"got {len(values)}"
+            )
+        arrays = [self._convert(n, v, i) for n, v, i in zip(self.arg_names, values, self.integer, strict=True)]
+        try:
+            shape = np.broadcast_shapes(*(a.shape for a in arrays))
+        except ValueError as err:
+            shapes = ", ".join(f"{n}: {a.shape}" for n, a in zip(self.arg_names, arrays, strict=True))
+            raise InvalidArgument(f"{self.name}(): shapes do not broadcast ({shapes})") from err
+        flat = [np.ascontiguousarray(np.broadcast_to(a, shape).ravel()) for a in arrays]
+        out = np.empty(int(np.prod(shape, dtype=np.int64)), dtype=np.float64)
+        self.kernel(*flat, out)
+        return out.reshape(shape)
+
+    def _convert(self, name: str, value, integer: bool) -> np.ndarray:
+        array = np.asarray(value)
+        if array.dtype.kind not in "biuf":
+            raise InvalidArgument(
+                f"{self.name}(): {name} has dtype {array.dtype}; expected real numbers"
+                + (" (complex values are not supported)" if array.dtype.kind == "c" else "")
+            )
+        if not integer:
+            return array.astype(np.float64, copy=False)
+        if array.dtype.kind == "f":
+            bad = ~np.isfinite(array) | (array != np.round(array))
+            if bad.any():
+                raise InvalidArgument(
+                    f"{self.name}(): {name}={array[bad].flat[0]!r} is not an integer; the symbol {name} "
+                    "is declared integer=True"
+                )
+        return array.astype(np.int64)
+
+
+def grid_kernel(expr, args: Sequence[sp.Symbol], *, name: str, stable: dict | None = None) -> GridKernel:
+    """Compile ``expr`` into a parallel loop over 1-D arrays, wrapped by a broadcasting :class:`GridKernel`.
+
+    The module holds the scalar kernel ``name`` and the loop ``name_grid(*arrays, out)``; the
+    loop gives identical results for any number of numba threads (each point is independent).
+    """
+    writer, args, names, n_out = _build_scalar(expr, args, name, stable, "grid kernel")
+    if n_out != 1:
+        raise InvalidArgument(f"grid kernel {name!r} takes one expression, got {n_out}; build one per output")
+    params = [str(names[a]) for a in args]
+    writer.add(
+        "\n".join(
+            [
+                "@parallel_jit",
+                f"def {name}_grid({', '.join(params)}, out):",
+                "    for _i in prange(out.shape[0]):",
+                f"        out[_i] = {name}({', '.join(f'{p}[_i]' for p in params)})",
+            ]
+        )
+    )
+    module = _load(name, writer)
+    scalar, loop = getattr(module, name), getattr(module, f"{name}_grid")
+    scalar.compile(_scalar_signature(args, 1))
+    loop.compile(f"void({', '.join(f'{_dtype_name(a)}[::1]' for a in args)}, float64[::1])")
+    return GridKernel(
+        name=name,
+        arg_names=tuple(str(a) for a in args),
+        integer=tuple(bool(a.is_integer) for a in args),
+        kernel=loop,
+        scalar=scalar,
+        module=module,
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# Vector fields
+
+
+@dataclass(frozen=True, eq=False)
+class CompiledVectorField:
+    """Generated right-hand side and events of an ODE, with the metadata ``numerics.ode`` needs.
+
+    ``rhs(t, y, params, out)`` writes dy/dt into ``out`` (float64, length ``n_state``).
+    ``events(t, y, params, event_times, event_states, out)`` writes the event functions into
+    ``out`` (length ``len(event_names)``); ``event_times`` (n_events,) holds the time each event
+    fired, NaN before, and ``event_states`` (n_events, n_state) the state then. An event whose
+    expression refers to an event that has not fired yet gets NaN ("not armed").
+    """
+
+    rhs: Callable
+    n_state: int
+    events: Callable | None = None
+    event_names: tuple[str, ...] = ()
+    event_directions: tuple[int, ...] = ()
+    terminal: tuple[bool, ...] = ()
+    state_names: tuple[str, ...] = ()
+    param_names: tuple[str, ...] = ()
+    time_name: str | None = None
+    event_dependencies: tuple[tuple[str, ...], ...] = ()
+    module: ModuleType | None = field(default=None, repr=False)
+
+
+def _unpack_lines(used: set[sp.Symbol], order: list[sp.Symbol], array: str) -> list[str]:
+    return [f"    {s} = {array}[{j}]" for j, s in enumerate(order) if s in used]
+
+
+def _event_dependencies(expr: sp.Expr, spec: EventSpec, names: list[str], states: list[str]) -> list[str]:
+    deps = set()
+    for ph in sorted(expr.atoms(EventTime, EventState), key=str):
+        if ph.event not in names:
+            near = close_matches(ph.event, names)
+            hint = f"did you mean {', '.join(near)}?" if near else f"events: {', '.join(names)}"
+            raise InvalidArgument(f"event {spec.name!r} refers to unknown event {ph.event!r}; {hint}")
+        if ph.event == spec.name:
+            raise InvalidArgument(
+                f"event {spec.name!r} refers to its own firing ({ph}); it could never be armed"
+            )
+        if isinstance(ph, EventState) and ph.state not in states:
+            raise InvalidArgument(
+                f"event {spec.name!r}: event_state({ph.event!r}, {ph.state!r}) names no state variable; "
+                f"states: {', '.join(states)}"
+            )
+        deps.add(ph.event)
+    return sorted(deps, key=names.index)
+
+
+def vector_field(
+    rhs: Sequence[sp.Expr],
+    state: Sequence[sp.Symbol],
+    params: Sequence[sp.Symbol],
+    *,
+    name: str,
+    events: Sequence[EventSpec] = (),
+    stable: dict | None = None,
+    time: sp.Symbol | None = None,
+):
+    """Generate ``rhs(t, y, params, out)`` and, with events, ``events(t, y, params, event_times, event_states, out)``.
+
+    Parameters
+    ----------
+    rhs
+        dy_j/dt for each state symbol, in the order of ``state``.
+    state, params
+        Symbols read from ``y[j]`` and ``params[k]`` (all float64 in the kernels).
+    name
+        Prefix of the generated module.
+    events
+        :class:`EventSpec` items; their expressions may use :func:`event_time` and
+        :func:`event_state` of other events.
+    stable
+        Stable forms, applied to the right-hand sides and the event expressions.
+    time
+        The time symbol, if the field or an event depends on time (read from ``t``).
+
+    Returns
+    -------
+    numerics.ode.VectorField or CompiledVectorField
+        ``numerics.ode.VectorField`` when that module provides it, else :class:`CompiledVectorField`
+        (same fields); both carry ``rhs``, ``events``, ``n_state`` and the event metadata.
+    """
+    name = _check_name(name)
+    state = _check_args(state, "state", name)
+    params = _check_args(params, "params", name)
+    rhs = list(rhs)
+    if len(rhs) != len(state):
+        raise InvalidArgument(
+            f"vector field {name!r}: {len(rhs)} right-hand sides for {len(state)} state variables "
+            f"({', '.join(map(str, state))}); give one per state variable"
+        )
+    overlap = set(state) & set(params)
+    if time is not None:
+        if not isinstance(time, sp.Symbol):
+            raise InvalidArgument(f"vector field {name!r}: time={time!r} must be a SymPy Symbol")
+        overlap |= {time} & (set(state) | set(params))
+    if overlap:
+        raise InvalidArgument(
+            f"vector field {name!r}: {', '.join(sorted(map(str, overlap)))} appear in more than one "
+            "of state, params, time"
+        )
+    state_names = [s.name for s in state]
+    if len(set(state_names)) != len(state_names):
+        raise InvalidArgument(f"vector field {name!r}: state symbols need distinct names, got {state_names}")
+    events = list(events)
+    event_names = [e.name for e in events]
+    if len(set(event_names)) != len(event_names):
+        raise InvalidArgument(f"vector field {name!r}: event names must be distinct, got {event_names}")
+    for e in events:
+        if not isinstance(e, EventSpec):
+            raise InvalidArgument(f"vector field {name!r}: events entries must be EventSpec, got {e!r}")
+
+    allowed = set(state) | set(params) | ({time} if time is not None else set())
+    hint = "state, params" + (", time" if time is not None else "; pass time= if it is the time variable")
+    rhs_exprs, matched = _prepare(rhs, stable, name, allowed, f"add them to {hint}")
+    for i, e in enumerate(rhs_exprs):
+        if e.atoms(EventTime, EventState):
+            raise InvalidArgument(
+                f"vector field {name!r}: right-hand side {i} uses event placeholders; only events may"
+            )
+    ev_exprs, ev_matched = _prepare([e.expr for e in events], stable, f"{name}.events", allowed, f"add them to {hint}")
+    _check_stable_matched(stable, matched | ev_matched, name)
+    deps = [_event_dependencies(x, e, event_names, state_names) for x, e in zip(ev_exprs, events, strict=True)]
+
+    ordered = [*([time] if time is not None else []), *state, *params]
+    names = _assign_names(ordered, reserved={name})
+    if time is not None:
+        names[time] = sp.Symbol("t")
+
+    header = [f"# vector field {name}: state ({', '.join(map(str, state))}), params ({', '.join(map(str, params))})"]
+    header += [f"#   d{s}/dt = {_header_expr(sp.sympify(r))}" for s, r in zip(state, rhs, strict=True)]
+    header += [
+        f"#   event {e.name} (direction {e.direction}, terminal {e.terminal}): {_header_expr(sp.sympify(e.expr))}"
+        for e in events
+    ]
+    if stable:
+        header.append("# stable forms:")
+        header += [f"#   {_header_expr(sp.sympify(k))}  ->  {_header_expr(sp.sympify(v))}" for k, v in stable.items()]
+    writer = _ModuleWriter(header)
+
+    state_syms = [names[s] for s in state]
+    param_syms = [names[p] for p in params]
+
+    def function(fname: str, signature: str, exprs: list[sp.Expr], guards: list[list[str]], **settings) -> str:
+        exprs = [e.xreplace(names) for e in exprs]
+        lines, outs = writer.body(exprs, **settings)
+        used = set().union(*(e.free_symbols for e in exprs)) if exprs else set()
+        code = ["@jit", f"def {fname}({signature}):"]
+        code += _unpack_lines(used, state_syms, "y") + _unpack_lines(used, param_syms, "params")
+        code += [f"    {ln}" for ln in lines]
+        for j, (out, guard) in enumerate(zip(outs, guards, strict=True)):
+            if guard:
+                cond = " or ".join(f"math.isnan(event_times[{event_names.index(g)}])" for g in guard)
+                code += [f"    if {cond}:", f"        out[{j}] = math.nan", "    else:", f"        out[{j}] = {out}"]
+            else:
+                code.append(f"    out[{j}] = {out}")
+        if not outs:
+            code.append("    return")
+        return "\n".join(code)
+
+    writer.add(function("rhs", "t, y, params, out", rhs_exprs, [[] for _ in rhs_exprs]))
+    if events:
+        writer.add(
+            function(
+                "events",
+                "t, y, params, event_times, event_states, out",
+                ev_exprs,
+                deps,
+                event_index={n: k for k, n in enumerate(event_names)},
+                state_index={n: j for j, n in enumerate(state_names)},
+            )
+        )
+    module = _load(name, writer)
+    rhs_disp = module.rhs
+    rhs_disp.compile("void(float64, float64[::1], float64[::1], float64[::1])")
+    events_disp = None
+    if events:
+        events_disp = module.events
+        events_disp.compile(
+            "void(float64, float64[::1], float64[::1], float64[::1], float64[:, ::1], float64[::1])"
+        )
+    return CompiledVectorField(
+        rhs=rhs_disp,
+        n_state=len(state),
+        events=events_disp,
+        event_names=tuple(event_names),
+        event_directions=tuple(e.direction for e in events),
+        terminal=tuple(bool(e.terminal) for e in events),
+        state_names=tuple(state_names),
+        param_names=tuple(p.name for p in params),
+        time_name=None if time is None else time.name,
+        event_dependencies=tuple(tuple(d) for d in deps),
+        module=module,
+    )

@@ -1,0 +1,1 @@
+"""The papers' models: reduced ODEs and the actual transformers."""
