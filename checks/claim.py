@@ -146,7 +146,8 @@ class Claim:
             raise unknown_name(f"parameter of {self.id}", sorted(unknown)[0], params)
         params.update(overrides)
         if self.domain is not None:
-            known = {name: value for name, value in params.items() if name in self.domain.names()}
+            # None means "not pinned: sampled over the domain"
+            known = {n: v for n, v in params.items() if n in self.domain.names() and v is not None}
             self.domain.validate(known, context=self.id)
         return params
 

@@ -6,10 +6,12 @@ violated constraint and the valid range) and samples random points for numeric c
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+import mpmath
 import sympy as sp
 
 from derivations.errors import InvalidArgument, unknown_name
@@ -51,9 +53,11 @@ class Constraint:
     reason: str = ""
 
     def holds(self, point: Mapping[sp.Symbol, object]) -> bool:
-        """Evaluate the relation at ``point`` (exactly, for rational input)."""
-        value = self.relation.subs({s: sp.nsimplify(v) for s, v in point.items()})
-        return bool(value)
+        """Evaluate the relation at ``point`` with mpmath at 30 digits."""
+        symbols, function = _compiled(self.relation)
+        with mpmath.workdps(30):
+            args = [mpmath.mpf(sp.Rational(point[s]).p) / sp.Rational(point[s]).q for s in symbols]
+            return bool(function(*args))
 
     def __str__(self) -> str:
         return sp.sstr(self.relation)
@@ -98,7 +102,7 @@ class Domain:
                 problems.append(f"{sym.name}={point[sym]} must lie in {interval}")
         for constraint in self.constraints:
             if constraint.relation.free_symbols <= set(point) and not constraint.holds(point):
-                problems.append(f"violates {constraint}" + (f" ({constraint.reason})" if constraint.reason else ""))
+                problems.append(_reason(constraint))
         return problems
 
     def valid_range(self, sym: sp.Symbol, point: Mapping[sp.Symbol, object]) -> sp.Set:
@@ -130,14 +134,15 @@ class Domain:
             sym = names[name]
             point[sym] = int(value) if sym in self.integers and float(value).is_integer() else value
         for sym in point:
-            single = {sym: point[sym]}
-            problems = self.violations(single)
+            # a constraint of this symbol alone says why (Lemma 7 diverges…) better than its bare interval
+            own = [c for c in self.constraints if c.relation.free_symbols == {sym} and not c.holds(point)]
+            problems = [_reason(c) for c in own] or self.violations({sym: point[sym]})
             if problems:
                 raise _invalid(sym, point[sym], problems[0], self.valid_range(sym, {}), context)
         for constraint in self.constraints:
             if constraint.relation.free_symbols <= set(point) and not constraint.holds(point):
                 culprit = max(constraint.relation.free_symbols & set(point), key=lambda s: s.name)
-                reason = f"violates {constraint}" + (f" ({constraint.reason})" if constraint.reason else "")
+                reason = _reason(constraint)
                 raise _invalid(culprit, point[culprit], reason, self.valid_range(culprit, point), context)
         return point
 
@@ -175,6 +180,12 @@ class Domain:
         return ", ".join(parts) or "unrestricted"
 
 
+@functools.cache
+def _compiled(relation: sp.Basic):
+    symbols = sorted(relation.free_symbols, key=lambda s: s.name)
+    return symbols, sp.lambdify(symbols, relation, modules=["mpmath"])
+
+
 def _random_rational(rng: random.Random, interval: Interval) -> sp.Rational:
     lo, hi = interval.lo, interval.hi
     if interval.scale == "log" and hi > 0:
@@ -189,6 +200,10 @@ def _random_rational(rng: random.Random, interval: Interval) -> sp.Rational:
     margin = 0.01 * (hi - lo)
     value = rng.uniform(lo + margin, hi - margin)
     return sp.Rational(round(value * 10**6), 10**6)
+
+
+def _reason(constraint: Constraint) -> str:
+    return f"violates {constraint}" + (f" ({constraint.reason})" if constraint.reason else "")
 
 
 def _invalid(sym: sp.Symbol, value: object, reason: str, allowed: sp.Set, context: str) -> InvalidArgument:

@@ -152,12 +152,18 @@ def _check_variables(variables) -> tuple[sympy.Symbol, ...]:
     out = tuple(variables)
     for v in out:
         if not isinstance(v, sympy.Symbol):
-            msg = f"variables contains {v!r}, which is not a sympy Symbol; pass Symbols, e.g. sympy.symbols('X Y')"
+            msg = (
+                f"variables contains {v!r}, which is not a sympy Symbol; "
+                "pass Symbols, e.g. sympy.symbols('X Y')"
+            )
             raise InvalidArgument(msg)
     seen = set()
     for v in out:
         if v in seen:
-            msg = f"variables={list(out)} lists {v} twice; each variable is one independent draw, list it once"
+            msg = (
+                f"variables={list(out)} lists {v} twice; each variable is one independent draw, "
+                "list it once"
+            )
             raise InvalidArgument(msg)
         seen.add(v)
     return out
@@ -763,16 +769,18 @@ class _Side:
         self.fixed = tuple(lengths.affine(f, f"fixed position in pattern_{name}") for f in pattern.fixed())
         for k in self.offsets:
             token = _position_name(("s", k)).replace("s", pattern.index.name, 1)
-            if not lengths.le((0, 1), _shift(lo, k), f"position of {token} at the low end of range_{name}"):
-                msg = (f"pattern_{name}: token {token} at {pattern.index} = {rng.lo} is x_{lengths.expr(_shift(lo, k))}, "
-                       "outside x_1..x_L; shrink range_" + name)
-                raise InvalidArgument(msg)
-            if not lengths.le(_shift(hi, k), (1, 0), f"position of {token} at the high end of range_{name}"):
-                msg = (f"pattern_{name}: token {token} at {pattern.index} = {rng.hi} is x_{lengths.expr(_shift(hi, k))}, "
-                       "outside x_1..x_L; shrink range_" + name)
-                raise InvalidArgument(msg)
+            for end, bound in ((lo, rng.lo), (hi, rng.hi)):
+                where = f"position of {token} at {pattern.index} = {bound}"
+                position = _shift(end, k)
+                if not (lengths.le((0, 1), position, where) and lengths.le(position, (1, 0), where)):
+                    msg = (
+                        f"pattern_{name}: token {token} at {pattern.index} = {bound} is "
+                        f"x_{lengths.expr(position)}, outside x_1..x_L; shrink range_{name}={rng}"
+                    )
+                    raise InvalidArgument(msg)
         for f in self.fixed:
-            if not (lengths.le((0, 1), f, "fixed position >= 1") and lengths.le(f, (1, 0), "fixed position <= L")):
+            where = f"fixed position x_{lengths.expr(f)}"
+            if not (lengths.le((0, 1), f, where) and lengths.le(f, (1, 0), where)):
                 msg = f"pattern_{name}: fixed token x_{lengths.expr(f)} is outside x_1..x_L"
                 raise InvalidArgument(msg)
 
@@ -925,7 +933,8 @@ def expect_sum_product(
         if count == 0:
             continue
         symbols: dict = {}
-        product = _representative(a, where_a, lengths, symbols) * _representative(b, where_b, lengths, symbols)
+        product = _representative(a, where_a, lengths, symbols)
+        product *= _representative(b, where_b, lengths, symbols)
         variables = [symbols[k] for k in sorted(symbols, key=_key_order)]
         clash = {v.name for v in variables} & {s.name for s in product.free_symbols - set(variables)}
         if clash:

@@ -1,9 +1,10 @@
 """Template of the embedded Runge–Kutta integrator; :mod:`numerics.ode` instantiates it per vector field.
 
-This file is read as text, never imported for use. Everything below the marker line is pasted
-into a generated module that first binds the globals ``rhs`` and ``events`` (the user's njit
-functions) and ``jit``/``parallel_jit``. numba cannot cache a kernel that receives a jitted
-function as an argument or closure, but it can cache one that calls a module global.
+This file is read as text, never imported for use: :mod:`numerics._ode_kernels` copies it into a
+generated module with the placeholder line ``rhs = events = HAS_EVENTS = None`` replaced by
+imports of the field's njit functions under those names and the constant ``HAS_EVENTS``. numba cannot cache a kernel that receives a jitted
+function as an argument or closure, but it can cache one that calls a module global. Only what
+calls ``rhs``/``events`` is here; the rest is compiled once in :mod:`numerics._rk_core`.
 
 Shape contract (``s`` stages, ``n`` state components, ``m`` save times, ``q`` events):
 ``rhs(t, y (n,), params, out (n,))`` writes dy/dt; ``events(t, y (n,), params, event_times (q,),
@@ -18,10 +19,9 @@ import numpy as np
 from numba import prange
 
 from numerics._jit import jit, parallel_jit
+from numerics._rk_core import all_finite, copy_into, crosses, dense, error_norm, fill_nan
 
-rhs = events = None  # bound by the generated module
-
-# ---- template body ----
+rhs = events = HAS_EVENTS = None  # replaced by the generated module's imports and constant
 
 _EPS = 2.220446049250313e-16
 _SAFETY = 0.9
@@ -31,27 +31,6 @@ _MAX_FACTOR = 10.0
 _BETA = 0.04
 # Events are located on the dense output to this relative width in t.
 _EVENT_RTOL = 1e-13
-
-
-# Slice assignment and NumPy ufuncs cost seconds of compilation each; these loops cost little.
-@jit
-def _all_finite(x):
-    for i in range(x.size):
-        if not math.isfinite(x[i]):
-            return False
-    return True
-
-
-@jit
-def _copy(src, dst):
-    for i in range(src.size):
-        dst[i] = src[i]
-
-
-@jit
-def _fill_nan(x):
-    for i in range(x.size):
-        x[i] = math.nan
 
 
 @jit
@@ -67,38 +46,6 @@ def _stages(t, t_new, y, h, params, a, c, k, ytmp):
         # c_i = 1 is evaluated at t_new itself, which the last step sets to t1 exactly.
         ti = t_new if c[i] == 1.0 else t + c[i] * h
         rhs(ti, ytmp, params, k[i])
-
-
-@jit
-def _error_norm(y, y_new, k, e, h, rtol, atol):
-    """RMS over i of ``h Σ_j e_j k_ji / (atol_i + rtol max(|y_i|, |y_new,i|))``."""
-    s, n = k.shape
-    acc = 0.0
-    for m in range(n):
-        em = 0.0
-        for j in range(s):
-            em += e[j] * k[j, m]
-        r = h * em / (atol[m] + rtol * max(abs(y[m]), abs(y_new[m])))
-        acc += r * r
-    return math.sqrt(acc / n)
-
-
-@jit
-def _dense(theta, y, h, k, p, bcoef, out):
-    """``out = y + h Σ_j k_j Σ_m p_jm θ^(m+1)``, the continuous extension on the step [t, t + h]."""
-    s, n = k.shape
-    for j in range(s):
-        acc = 0.0
-        power = theta
-        for m in range(p.shape[1]):
-            acc += p[j, m] * power
-            power *= theta
-        bcoef[j] = acc
-    for i in range(n):
-        acc = 0.0
-        for j in range(s):
-            acc += bcoef[j] * k[j, i]
-        out[i] = y[i] + h * acc
 
 
 @jit
@@ -131,22 +78,10 @@ def _initial_step(t0, y0, f0, params, t1, rtol, atol, error_order, y1, f1):
 
 
 @jit
-def _crosses(g_before, g_after, direction):
-    """Whether an event value crossed zero in ``direction`` (+1 up, -1 down, 0 either).
-
-    The earlier value must lie strictly on the near side; the later one on zero or beyond.
-    A NaN value (an event not yet armed) never crosses.
-    """
-    if direction >= 0 and g_before < 0.0 and g_after >= 0.0:
-        return True
-    return direction <= 0 and g_before > 0.0 and g_after <= 0.0
-
-
-@jit
 def _locate(idx, ta, ga, tb, gb, t, y, h, k, p, params, event_times, event_states, bcoef, ybuf, gbuf):
     """First time in ``(ta, tb]`` on the fired side of event ``idx``, by Illinois on the dense output.
 
-    Requires ``_crosses(ga, gb, ·)``. Returns the right end of a bracket of width at most
+    Requires ``crosses(ga, gb, ·)``. Returns the right end of a bracket of width at most
     ``_EVENT_RTOL * max(|ta|, |tb|, h)`` (or one ulp).
     """
     sign = 1.0 if ga < 0.0 else -1.0
@@ -161,7 +96,7 @@ def _locate(idx, ta, ga, tb, gb, t, y, h, k, p, params, event_times, event_state
             tm = 0.5 * (ta + tb)
             if not (ta < tm < tb):
                 break
-        _dense((tm - t) / h, y, h, k, p, bcoef, ybuf)
+        dense((tm - t) / h, y, h, k, p, bcoef, ybuf)
         events(tm, ybuf, params, event_times, event_states, gbuf)
         fm = sign * gbuf[idx]
         if fm >= 0.0:
@@ -202,7 +137,7 @@ def _fire_events(t, t_new, y, y_new, h, k, p, params, directions, terminal, even
         for j in range(n_ev):
             if event_times[j] == event_times[j]:
                 continue
-            if _crosses(g_a[j], g_b[j], directions[j]):
+            if crosses(g_a[j], g_b[j], directions[j]):
                 tj = _locate(j, ta, g_a[j], t_new, g_b[j], t, y, h, k, p, params, event_times,
                              event_states, bcoef, ybuf, g_scr)
                 if tj < t_best:
@@ -211,27 +146,27 @@ def _fire_events(t, t_new, y, y_new, h, k, p, params, directions, terminal, even
         if best < 0:
             return t_new, False
         if t_best == t_new:
-            _copy(y_new, ystar)
+            copy_into(y_new, ystar)
         else:
-            _dense((t_best - t) / h, y, h, k, p, bcoef, ystar)
+            dense((t_best - t) / h, y, h, k, p, bcoef, ystar)
         event_times[best] = t_best
-        _copy(ystar, event_states[best])
+        copy_into(ystar, event_states[best])
         stop = terminal[best]
         # Events crossing within the root tolerance of t_best fire with it, at the same time.
         while True:
             events(t_best, ystar, params, event_times, event_states, g_scr)
             more = False
             for j in range(n_ev):
-                if event_times[j] != event_times[j] and _crosses(g_a[j], g_scr[j], directions[j]):
+                if event_times[j] != event_times[j] and crosses(g_a[j], g_scr[j], directions[j]):
                     event_times[j] = t_best
-                    _copy(ystar, event_states[j])
+                    copy_into(ystar, event_states[j])
                     stop = stop or terminal[j]
                     more = True
             if not more:
                 break
         if stop:
             return t_best, True
-        _copy(g_scr, g_a)
+        copy_into(g_scr, g_a)
         ta = t_best
         events(t_new, y_new, params, event_times, event_states, g_b)
 
@@ -254,7 +189,7 @@ def solve(t0, t1, y0, params, rtol, atol, first_step, max_steps, save_at, a, e, 
     n_ev = directions.size
     k = np.empty((s, n))
     y = np.empty(n)
-    _copy(y0, y)
+    copy_into(y0, y)
     y_new = np.empty(n)
     ystar = np.empty(n)
     ybuf = np.empty(n)
@@ -263,24 +198,25 @@ def solve(t0, t1, y0, params, rtol, atol, first_step, max_steps, save_at, a, e, 
     g_new = np.empty(n_ev)
     g_a = np.empty(n_ev)
     g_scr = np.empty(n_ev)
-    _fill_nan(event_times)
+    fill_nan(event_times)
     for j in range(n_ev):
-        _fill_nan(event_states[j])
+        fill_nan(event_states[j])
     for j in range(save_at.size):
-        _fill_nan(save_out[j])
+        fill_nan(save_out[j])
     n_steps = 0
     n_rejected = 0
     n_saved = 0
     t = t0
     rhs(t, y, params, k[0])
     n_rhs = 1
-    if not (_all_finite(y) and _all_finite(k[0])):
-        _copy(y, y_out)
+    if not (all_finite(y) and all_finite(k[0])):
+        copy_into(y, y_out)
         return 4, t, 0.0, n_steps, n_rejected, n_rhs, n_saved
-    if n_ev > 0:
+    # A global constant: numba prunes the event code (seconds of compilation) from fields without.
+    if HAS_EVENTS:
         events(t, y, params, event_times, event_states, g_old)
     while n_saved < save_at.size and save_at[n_saved] <= t:
-        _copy(y, save_out[n_saved])
+        copy_into(y, save_out[n_saved])
         n_saved += 1
     if first_step > 0.0:
         h = first_step
@@ -309,8 +245,8 @@ def solve(t0, t1, y0, params, rtol, atol, first_step, max_steps, save_at, a, e, 
             t_new = t + h
         _stages(t, t_new, y, h, params, a, c, k, y_new)
         n_rhs += s - 1
-        finite = _all_finite(y_new) and _all_finite(k[s - 1])
-        err = _error_norm(y, y_new, k, e, h, rtol, atol) if finite else math.inf
+        finite = all_finite(y_new) and all_finite(k[s - 1])
+        err = error_norm(y, y_new, k, e, h, rtol, atol) if finite else math.inf
         if not (finite and math.isfinite(err)):
             # Overflow is cured, if at all, by shorter steps; the controller formula would be NaN.
             n_rejected += 1
@@ -335,29 +271,29 @@ def solve(t0, t1, y0, params, rtol, atol, first_step, max_steps, save_at, a, e, 
         rejected = False
         t_stop = t_new
         terminated = False
-        if n_ev > 0:
+        if HAS_EVENTS:
             events(t_new, y_new, params, event_times, event_states, g_new)
-            _copy(g_old, g_a)
+            copy_into(g_old, g_a)
             t_stop, terminated = _fire_events(t, t_new, y, y_new, h, k, p, params, directions, terminal,
                                   event_times, event_states, g_a, g_new, g_scr, bcoef, ybuf, ystar)
         while n_saved < save_at.size and save_at[n_saved] <= t_stop:
             ts = save_at[n_saved]
             if ts == t_new:
-                _copy(y_new, save_out[n_saved])
+                copy_into(y_new, save_out[n_saved])
             else:
-                _dense((ts - t) / h, y, h, k, p, bcoef, save_out[n_saved])
+                dense((ts - t) / h, y, h, k, p, bcoef, save_out[n_saved])
             n_saved += 1
         if terminated:
             t = t_stop
-            _copy(ystar, y)
+            copy_into(ystar, y)
             status = 1
             break
         t = t_new
-        _copy(y_new, y)
-        _copy(k[s - 1], k[0])
-        _copy(g_new, g_old)
+        copy_into(y_new, y)
+        copy_into(k[s - 1], k[0])
+        copy_into(g_new, g_old)
         h *= factor
-    _copy(y, y_out)
+    copy_into(y, y_out)
     return status, t, h, n_steps, n_rejected, n_rhs, n_saved
 
 

@@ -10,12 +10,12 @@ Pipeline, for all outputs of one kernel together:
 1. ``stable``: the caller's stable forms replace sub-expressions (``xreplace``, else ``subs``);
    a key that matches nothing is an error, not a silent no-op;
 2. rewrites from :mod:`sympy.codegen.rewriting`: ``exp(x) - 1 → expm1(x)``,
-   ``log(1 + x) → log1p(x)``, ``log(e^a + e^b) → max + log1p(e^{-|a-b|})``;
+   ``log(1 + x) → log1p(x)``, ``log(e^a + e^b) → logaddexp(a, b)``;
 3. a whitelist check (:func:`numerics.printer.check_supported`): unknown functions and Piecewise
    without a default branch are refused, naming the sub-expression;
 4. symbols renamed to valid, deterministic identifiers; ``Sum``/``Product`` become generated
    helper functions with an explicit loop (bounds cast to int, SymPy's Karr convention for
-   reversed bounds, NaN for non-finite bounds);
+   reversed bounds, NaN for bounds that are NaN, infinite or beyond int64);
 5. ``sympy.cse`` over all outputs; :class:`~numerics.printer.NumbaPrinter` prints them.
 
 The module source is a pure function of the inputs (and of the sources of
@@ -53,14 +53,13 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
-from sympy.codegen.rewriting import expm1_opt, log1p_opt, logsumexp_2terms_opt, optimize
+from sympy.codegen.rewriting import expm1_opt, log1p_opt, logaddexp_opt, optimize
 
 from derivations.errors import InvalidArgument, close_matches
 from numerics._modules import load_module
 from numerics.printer import STABLE_HELPERS, EventState, EventTime, Expm1Ratio, NumbaPrinter, check_supported
 
 __all__ = [
-    "CompiledVectorField",
     "EventSpec",
     "Expm1Ratio",
     "GridKernel",
@@ -69,11 +68,14 @@ __all__ = [
     "grid_kernel",
     "kernel_source",
     "scalar_kernel",
+    "scalar_source",
     "vector_field",
 ]
 
-#: Rewrites applied to every expression (highest priority first, as sympy's ``optimize`` does).
-REWRITES = (expm1_opt, log1p_opt, logsumexp_2terms_opt)
+#: Rewrites applied to every expression, in this order. Not ``logsumexp_2terms_opt``: in sympy 1.14
+#: it rewrites log(e^a + e^b) to max + log1p(exp(min)), dropping the shift by max (wrong unless
+#: min = 0); ``logaddexp_opt`` gives the ``logaddexp`` node, printed as ``numerics.stable.logaddexp``.
+REWRITES = (expm1_opt, log1p_opt, logaddexp_opt)
 
 _HEADER_LIMIT = 400  # characters of each SymPy expression kept in the header comment
 
@@ -121,20 +123,20 @@ class EventSpec:
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.isidentifier():
-            raise InvalidArgument(f"EventSpec name={self.name!r} must be an identifier such as 'T_II'")
+            msg = f"EventSpec name={self.name!r} must be an identifier such as 'T_II'"
+            raise InvalidArgument(msg)
         if self.direction not in (-1, 0, 1):
-            raise InvalidArgument(
-                f"EventSpec {self.name!r}: direction={self.direction!r} must be -1, 0 or +1"
-            )
+            msg = f"EventSpec {self.name!r}: direction={self.direction!r} must be -1, 0 or +1"
+            raise InvalidArgument(msg)
 
 
 def event_time(event: str) -> EventTime:
-    """Placeholder for the time at which ``event`` fired; prints as ``event_times[k]``."""
+    """Return the placeholder for the time at which ``event`` fired; prints as ``event_times[k]``."""
     return EventTime(event)
 
 
 def event_state(event: str, state: sp.Symbol | str) -> EventState:
-    """Placeholder for state ``state`` at the time ``event`` fired; prints as ``event_states[k, j]``."""
+    """Return the placeholder for ``state`` when ``event`` fired; prints as ``event_states[k, j]``."""
     return EventState(event, state.name if isinstance(state, sp.Symbol) else str(state))
 
 
@@ -148,12 +150,14 @@ def _sympify_all(exprs: Iterable[Any], kernel: str) -> list[sp.Expr]:
         try:
             e = sp.sympify(e)
         except (sp.SympifyError, TypeError) as err:
-            raise InvalidArgument(f"kernel {kernel!r}: output {i}={e!r} is not a SymPy expression") from err
+            msg = f"kernel {kernel!r}: output {i}={e!r} is not a SymPy expression"
+            raise InvalidArgument(msg) from err
         if not isinstance(e, sp.Expr):
-            raise InvalidArgument(
+            msg = (
                 f"kernel {kernel!r}: output {i}={e} is a {type(e).__name__}, not a number-valued "
                 "expression; wrap conditions in Piecewise"
             )
+            raise InvalidArgument(msg)
         out.append(e)
     return out
 
@@ -176,11 +180,12 @@ def _apply_stable(exprs: list[sp.Expr], stable: Mapping | None) -> tuple[list[sp
 def _check_stable_matched(stable: Mapping | None, matched: set, kernel: str) -> None:
     for key in stable or {}:
         if sp.sympify(key) not in matched:
-            raise InvalidArgument(
+            msg = (
                 f"kernel {kernel!r}: stable form for {key} matches no sub-expression of the outputs; "
                 "keys are matched structurally (xreplace, then subs): pass the expression exactly "
                 "as it occurs"
             )
+            raise InvalidArgument(msg)
 
 
 def _rewrite(exprs: list[sp.Expr]) -> list[sp.Expr]:
@@ -225,32 +230,42 @@ def _check_args(args: Sequence[sp.Symbol], what: str, kernel: str) -> list[sp.Sy
     args = list(args)
     for a in args:
         if not isinstance(a, sp.Symbol) or isinstance(a, EventTime | EventState):
-            raise InvalidArgument(f"kernel {kernel!r}: {what} entry {a!r} is not a SymPy Symbol")
+            msg = f"kernel {kernel!r}: {what} entry {a!r} is not a SymPy Symbol"
+            raise InvalidArgument(msg)
     if len(set(args)) != len(args):
         dup = sorted({str(a) for a in args if args.count(a) > 1})
-        raise InvalidArgument(f"kernel {kernel!r}: {what} lists {', '.join(dup)} more than once")
+        msg = f"kernel {kernel!r}: {what} lists {', '.join(dup)} more than once"
+        raise InvalidArgument(msg)
     return args
 
 
 def _check_name(name: str) -> str:
-    if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_"):
-        raise InvalidArgument(
+    if (
+        not isinstance(name, str)
+        or not name.isidentifier()
+        or keyword.iskeyword(name)
+        or name.startswith("_")
+    ):
+        msg = (
             f"name={name!r} must be a Python identifier not starting with '_' (it names the generated "
             "function and module), e.g. 'M_of_p'"
         )
+        raise InvalidArgument(msg)
     if name in _RESERVED:
-        raise InvalidArgument(f"name={name!r} is reserved in generated code; choose another, e.g. {name}_k")
+        msg = f"name={name!r} is reserved in generated code; choose another, e.g. {name}_k"
+        raise InvalidArgument(msg)
     return name
 
 
 def _check_free_symbols(exprs: list[sp.Expr], allowed: set[sp.Symbol], kernel: str, hint: str) -> None:
     for i, e in enumerate(exprs):
-        unknown = {s for s in e.free_symbols if s not in allowed and not isinstance(s, EventTime | EventState)}
+        unknown = {
+            s for s in e.free_symbols if s not in allowed and not isinstance(s, EventTime | EventState)
+        }
         if unknown:
             names = ", ".join(sorted(map(str, unknown)))
-            raise InvalidArgument(
-                f"kernel {kernel!r}: output {i} uses symbols not among the arguments: {names}; {hint}"
-            )
+            msg = f"kernel {kernel!r}: output {i} uses symbols not among the arguments: {names}; {hint}"
+            raise InvalidArgument(msg)
 
 
 def _prepare(exprs, stable, kernel: str, allowed: set[sp.Symbol], hint: str) -> tuple[list[sp.Expr], set]:
@@ -281,13 +296,17 @@ class _ModuleWriter:
         self.header = header
         self.chunks: list[str] = []
         self.helpers: list[str] = []
+        self._loops: dict[sp.Basic, sp.Expr] = {}
 
     def printer(self, **settings) -> NumbaPrinter:
         return NumbaPrinter({**settings, "helpers": frozenset(self.helpers)})
 
     def extract_loops(self, expr: sp.Basic) -> sp.Basic:
         if isinstance(expr, sp.Sum | sp.Product):
-            return self._loop_helper(expr)
+            # One helper per distinct sum, so that cse sees repeated sums as one call.
+            if expr not in self._loops:
+                self._loops[expr] = self._loop_helper(expr)
+            return self._loops[expr]
         if expr.is_Atom or not expr.args:
             return expr
         args = [self.extract_loops(a) for a in expr.args]
@@ -321,13 +340,13 @@ class _ModuleWriter:
             *(f"    {line}" for line in lines),
             f"    _lo = {lo_s}",
             f"    _hi = {hi_s}",
-            "    if not (math.isfinite(_lo) and math.isfinite(_hi)):",
-            "        return math.nan",
+            "    if not (abs(_lo) < 9.0e18 and abs(_hi) < 9.0e18):",
+            "        return math.nan  # NaN, inf or beyond int64: no loop to run",
             "    _start = int(_lo)",
             "    _stop = int(_hi) + 1",
             "    _forward = True",
             "    if _stop < _start:",
-            "        # Karr's convention, as SymPy: a reversed range is the inverse of the gap's sum/product.",
+            "        # Karr's convention, as SymPy: a reversed range gives the inverse over the gap.",
             "        _start, _stop = _stop, _start",
             "        _forward = False",
             f"    _acc = {'0.0' if is_sum else '1.0'}",
@@ -343,7 +362,9 @@ class _ModuleWriter:
         self.chunks.append("\n".join(code))
         return sp.Function(name)(*free)
 
-    def _print_block(self, exprs: list[sp.Basic], cse: bool = True, **settings) -> tuple[list[str], list[str]]:
+    def _print_block(
+        self, exprs: list[sp.Basic], cse: bool = True, **settings
+    ) -> tuple[list[str], list[str]]:
         if cse:
             replacements, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("_x"), order="canonical")
         else:
@@ -388,7 +409,8 @@ def kernel_source(kernel: Any) -> str:
     """Return the generated source of a kernel (a dispatcher, :class:`GridKernel` or vector field)."""
     module = getattr(kernel, "module", None)
     if module is None:
-        module = sys.modules[kernel.py_func.__module__]
+        dispatcher = getattr(kernel, "rhs", kernel)  # a VectorField: rhs and events share a module
+        module = sys.modules[dispatcher.py_func.__module__]
     return Path(module.__file__).read_text()
 
 
@@ -405,7 +427,13 @@ def _scalar_function(
     converts = [f"    {names[a]} = float({names[a]})" for a in args if a.is_integer]
     ret = outs[0] if len(outs) == 1 else "(" + ", ".join(outs) + ")"
     return "\n".join(
-        ["@jit", f"def {fname}({', '.join(params)}):", *converts, *(f"    {ln}" for ln in lines), f"    return {ret}"]
+        [
+            "@jit",
+            f"def {fname}({', '.join(params)}):",
+            *converts,
+            *(f"    {ln}" for ln in lines),
+            f"    return {ret}",
+        ]
     )
 
 
@@ -415,7 +443,9 @@ def _scalar_header(kind: str, name: str, exprs, args, stable) -> list[str]:
     header += [f"#   [{i}] {_header_expr(e)}" for i, e in enumerate(exprs)]
     if stable:
         header.append("# stable forms:")
-        header += [f"#   {_header_expr(sp.sympify(k))}  ->  {_header_expr(sp.sympify(v))}" for k, v in stable.items()]
+        header += [
+            f"#   {_header_expr(sp.sympify(k))}  ->  {_header_expr(sp.sympify(v))}" for k, v in stable.items()
+        ]
     return header
 
 
@@ -429,7 +459,8 @@ def _build_scalar(expr_or_exprs, args, name, stable, kind):
     single = isinstance(expr_or_exprs, sp.Basic | int | float | str)
     raw = [expr_or_exprs] if single else list(expr_or_exprs)
     if not raw:
-        raise InvalidArgument(f"kernel {name!r}: no expressions to compile")
+        msg = f"kernel {name!r}: no expressions to compile"
+        raise InvalidArgument(msg)
     args = _check_args(args, "args", name)
     exprs, matched = _prepare(raw, stable, name, set(args), "add them to args=")
     _check_stable_matched(stable, matched, name)
@@ -437,6 +468,11 @@ def _build_scalar(expr_or_exprs, args, name, stable, kind):
     writer = _ModuleWriter(_scalar_header(kind, name, raw, args, stable))
     writer.add(_scalar_function(writer, exprs, args, names, name))
     return writer, args, names, len(exprs)
+
+
+def scalar_source(expr_or_exprs, args: Sequence[sp.Symbol], *, name: str, stable: dict | None = None) -> str:
+    """Return the module source that :func:`scalar_kernel` writes, without loading it."""
+    return _build_scalar(expr_or_exprs, args, name, stable, "scalar kernel")[0].source()
 
 
 def scalar_kernel(expr_or_exprs, args: Sequence[sp.Symbol], *, name: str, stable: dict | None = None):
@@ -463,6 +499,8 @@ def scalar_kernel(expr_or_exprs, args: Sequence[sp.Symbol], *, name: str, stable
     writer, args, _, n_out = _build_scalar(expr_or_exprs, args, name, stable, "scalar kernel")
     module = _load(name, writer)
     dispatcher = getattr(module, name)
+    # Compiled (or loaded from the cache) now for the declared types; other argument types get
+    # their own specialisation on first call, as with any numba function (no silent truncation).
     dispatcher.compile(_scalar_signature(args, n_out))
     return dispatcher
 
@@ -489,17 +527,22 @@ class GridKernel:
     module: ModuleType = field(repr=False)
 
     def __call__(self, *values):
+        """Evaluate at broadcast ``values`` (one per argument, in order); return a float64 array."""
         if len(values) != len(self.arg_names):
-            raise InvalidArgument(
+            msg = (
                 f"{self.name}() takes {len(self.arg_names)} values ({', '.join(self.arg_names)}), "
                 f"got {len(values)}"
             )
-        arrays = [self._convert(n, v, i) for n, v, i in zip(self.arg_names, values, self.integer, strict=True)]
+            raise InvalidArgument(msg)
+        arrays = [
+            self._convert(n, v, i) for n, v, i in zip(self.arg_names, values, self.integer, strict=True)
+        ]
         try:
             shape = np.broadcast_shapes(*(a.shape for a in arrays))
         except ValueError as err:
             shapes = ", ".join(f"{n}: {a.shape}" for n, a in zip(self.arg_names, arrays, strict=True))
-            raise InvalidArgument(f"{self.name}(): shapes do not broadcast ({shapes})") from err
+            msg = f"{self.name}(): shapes do not broadcast ({shapes})"
+            raise InvalidArgument(msg) from err
         flat = [np.ascontiguousarray(np.broadcast_to(a, shape).ravel()) for a in arrays]
         out = np.empty(int(np.prod(shape, dtype=np.int64)), dtype=np.float64)
         self.kernel(*flat, out)
@@ -508,19 +551,19 @@ class GridKernel:
     def _convert(self, name: str, value, integer: bool) -> np.ndarray:
         array = np.asarray(value)
         if array.dtype.kind not in "biuf":
-            raise InvalidArgument(
-                f"{self.name}(): {name} has dtype {array.dtype}; expected real numbers"
-                + (" (complex values are not supported)" if array.dtype.kind == "c" else "")
-            )
+            hint = " (complex values are not supported)" if array.dtype.kind == "c" else ""
+            msg = f"{self.name}(): {name} has dtype {array.dtype}; expected real numbers{hint}"
+            raise InvalidArgument(msg)
         if not integer:
             return array.astype(np.float64, copy=False)
         if array.dtype.kind == "f":
             bad = ~np.isfinite(array) | (array != np.round(array))
             if bad.any():
-                raise InvalidArgument(
-                    f"{self.name}(): {name}={array[bad].flat[0]!r} is not an integer; the symbol {name} "
-                    "is declared integer=True"
+                msg = (
+                    f"{self.name}(): {name}={array[bad].flat[0].item()!r} is not an integer; "
+                    f"the symbol {name} is declared integer=True, so pass whole numbers"
                 )
+                raise InvalidArgument(msg)
         return array.astype(np.int64)
 
 
@@ -532,7 +575,8 @@ def grid_kernel(expr, args: Sequence[sp.Symbol], *, name: str, stable: dict | No
     """
     writer, args, names, n_out = _build_scalar(expr, args, name, stable, "grid kernel")
     if n_out != 1:
-        raise InvalidArgument(f"grid kernel {name!r} takes one expression, got {n_out}; build one per output")
+        msg = f"grid kernel {name!r} takes one expression, got {n_out}; build one per output"
+        raise InvalidArgument(msg)
     params = [str(names[a]) for a in args]
     writer.add(
         "\n".join(
@@ -562,32 +606,79 @@ def grid_kernel(expr, args: Sequence[sp.Symbol], *, name: str, stable: dict | No
 # Vector fields
 
 
-@dataclass(frozen=True, eq=False)
-class CompiledVectorField:
-    """Generated right-hand side and events of an ODE, with the metadata ``numerics.ode`` needs.
+def _check_field(name, rhs, state, params, events, time):
+    state = _check_args(state, "state", name)
+    params = _check_args(params, "params", name)
+    rhs, events = list(rhs), list(events)
+    if len(rhs) != len(state):
+        msg = (
+            f"vector field {name!r}: {len(rhs)} right-hand sides for {len(state)} state variables "
+            f"({', '.join(map(str, state))}); give one per state variable"
+        )
+        raise InvalidArgument(msg)
+    if time is not None and not isinstance(time, sp.Symbol):
+        msg = f"vector field {name!r}: time={time!r} must be a SymPy Symbol"
+        raise InvalidArgument(msg)
+    roles = [*state, *params, *([time] if time is not None else [])]
+    if len(set(roles)) != len(roles):
+        dup = sorted({str(r) for r in roles if roles.count(r) > 1})
+        msg = f"vector field {name!r}: {', '.join(dup)} appear in more than one of state, params, time"
+        raise InvalidArgument(msg)
+    state_names = [s.name for s in state]
+    if len(set(state_names)) != len(state_names):
+        msg = f"vector field {name!r}: state symbols need distinct names, got {state_names}"
+        raise InvalidArgument(msg)
+    for e in events:
+        if not isinstance(e, EventSpec):
+            msg = f"vector field {name!r}: events entries must be EventSpec, got {e!r}"
+            raise InvalidArgument(msg)
+    event_names = [e.name for e in events]
+    if len(set(event_names)) != len(event_names):
+        msg = f"vector field {name!r}: event names must be distinct, got {event_names}"
+        raise InvalidArgument(msg)
+    return state, params, rhs, events
 
-    ``rhs(t, y, params, out)`` writes dy/dt into ``out`` (float64, length ``n_state``).
-    ``events(t, y, params, event_times, event_states, out)`` writes the event functions into
-    ``out`` (length ``len(event_names)``); ``event_times`` (n_events,) holds the time each event
-    fired, NaN before, and ``event_states`` (n_events, n_state) the state then. An event whose
-    expression refers to an event that has not fired yet gets NaN ("not armed").
-    """
 
-    rhs: Callable
-    n_state: int
-    events: Callable | None = None
-    event_names: tuple[str, ...] = ()
-    event_directions: tuple[int, ...] = ()
-    terminal: tuple[bool, ...] = ()
-    state_names: tuple[str, ...] = ()
-    param_names: tuple[str, ...] = ()
-    time_name: str | None = None
-    event_dependencies: tuple[tuple[str, ...], ...] = ()
-    module: ModuleType | None = field(default=None, repr=False)
+def _field_header(name, rhs, state, params, events, stable) -> list[str]:
+    header = [
+        f"# vector field {name}: state ({', '.join(map(str, state))}), params ({', '.join(map(str, params))})"
+    ]
+    header += [f"#   d{s}/dt = {_header_expr(sp.sympify(r))}" for s, r in zip(state, rhs, strict=True)]
+    header += [
+        f"#   event {e.name} (direction {e.direction}, terminal {e.terminal}): "
+        f"{_header_expr(sp.sympify(e.expr))}"
+        for e in events
+    ]
+    if stable:
+        header.append("# stable forms:")
+        header += [
+            f"#   {_header_expr(sp.sympify(k))}  ->  {_header_expr(sp.sympify(v))}" for k, v in stable.items()
+        ]
+    return header
 
 
-def _unpack_lines(used: set[sp.Symbol], order: list[sp.Symbol], array: str) -> list[str]:
-    return [f"    {s} = {array}[{j}]" for j, s in enumerate(order) if s in used]
+def _field_function(writer, fname, signature, exprs, names, unpack, guards, settings) -> str:
+    """Return one ``@jit`` function writing ``out[j]``, NaN while an event in ``guards[j]`` is unfired."""
+    exprs = [e.xreplace(names) for e in exprs]
+    lines, outs = writer.body(exprs, **settings)
+    used = set().union(*(e.free_symbols for e in exprs)) if exprs else set()
+    code = ["@jit", f"def {fname}({signature}):"]
+    code += [f"    {sym} = {source}" for sym, source in unpack if sym in used]
+    code += [f"    {line}" for line in lines]
+    for j, (out, guard) in enumerate(zip(outs, guards, strict=True)):
+        if guard:
+            cond = " or ".join(f"math.isnan(event_times[{k}])" for k in guard)
+            code += [
+                f"    if {cond}:",
+                f"        out[{j}] = math.nan",
+                "    else:",
+                f"        out[{j}] = {out}",
+            ]
+        else:
+            code.append(f"    out[{j}] = {out}")
+    if not outs:
+        code.append("    return")
+    return "\n".join(code)
 
 
 def _event_dependencies(expr: sp.Expr, spec: EventSpec, names: list[str], states: list[str]) -> list[str]:
@@ -596,16 +687,17 @@ def _event_dependencies(expr: sp.Expr, spec: EventSpec, names: list[str], states
         if ph.event not in names:
             near = close_matches(ph.event, names)
             hint = f"did you mean {', '.join(near)}?" if near else f"events: {', '.join(names)}"
-            raise InvalidArgument(f"event {spec.name!r} refers to unknown event {ph.event!r}; {hint}")
+            msg = f"event {spec.name!r} refers to unknown event {ph.event!r}; {hint}"
+            raise InvalidArgument(msg)
         if ph.event == spec.name:
-            raise InvalidArgument(
-                f"event {spec.name!r} refers to its own firing ({ph}); it could never be armed"
-            )
+            msg = f"event {spec.name!r} refers to its own firing ({ph}); it could never be armed"
+            raise InvalidArgument(msg)
         if isinstance(ph, EventState) and ph.state not in states:
-            raise InvalidArgument(
+            msg = (
                 f"event {spec.name!r}: event_state({ph.event!r}, {ph.state!r}) names no state variable; "
                 f"states: {', '.join(states)}"
             )
+            raise InvalidArgument(msg)
         deps.add(ph.event)
     return sorted(deps, key=names.index)
 
@@ -620,7 +712,7 @@ def vector_field(
     stable: dict | None = None,
     time: sp.Symbol | None = None,
 ):
-    """Generate ``rhs(t, y, params, out)`` and, with events, ``events(t, y, params, event_times, event_states, out)``.
+    """Generate ``rhs(t, y, params, out)`` and, with events, ``events(t, y, params, times, states, out)``.
 
     Parameters
     ----------
@@ -640,100 +732,50 @@ def vector_field(
 
     Returns
     -------
-    numerics.ode.VectorField or CompiledVectorField
-        ``numerics.ode.VectorField`` when that module provides it, else :class:`CompiledVectorField`
-        (same fields); both carry ``rhs``, ``events``, ``n_state`` and the event metadata.
+    numerics.ode.VectorField
+        ``rhs(t, y, params, out)`` writes dy/dt (float64, length ``n_state``);
+        ``events(t, y, params, event_times, event_states, out)`` writes one value per event, where
+        ``event_times`` (n_events,) and ``event_states`` (n_events, n_state) hold when and where each
+        event fired (NaN before). An event whose expression uses an event that has not fired is
+        NaN ("not armed"). Both are compiled for C-contiguous float64 arrays.
     """
     name = _check_name(name)
-    state = _check_args(state, "state", name)
-    params = _check_args(params, "params", name)
-    rhs = list(rhs)
-    if len(rhs) != len(state):
-        raise InvalidArgument(
-            f"vector field {name!r}: {len(rhs)} right-hand sides for {len(state)} state variables "
-            f"({', '.join(map(str, state))}); give one per state variable"
-        )
-    overlap = set(state) & set(params)
-    if time is not None:
-        if not isinstance(time, sp.Symbol):
-            raise InvalidArgument(f"vector field {name!r}: time={time!r} must be a SymPy Symbol")
-        overlap |= {time} & (set(state) | set(params))
-    if overlap:
-        raise InvalidArgument(
-            f"vector field {name!r}: {', '.join(sorted(map(str, overlap)))} appear in more than one "
-            "of state, params, time"
-        )
-    state_names = [s.name for s in state]
-    if len(set(state_names)) != len(state_names):
-        raise InvalidArgument(f"vector field {name!r}: state symbols need distinct names, got {state_names}")
-    events = list(events)
+    state, params, rhs, events = _check_field(name, rhs, state, params, events, time)
     event_names = [e.name for e in events]
-    if len(set(event_names)) != len(event_names):
-        raise InvalidArgument(f"vector field {name!r}: event names must be distinct, got {event_names}")
-    for e in events:
-        if not isinstance(e, EventSpec):
-            raise InvalidArgument(f"vector field {name!r}: events entries must be EventSpec, got {e!r}")
+    state_names = [s.name for s in state]
 
     allowed = set(state) | set(params) | ({time} if time is not None else set())
-    hint = "state, params" + (", time" if time is not None else "; pass time= if it is the time variable")
-    rhs_exprs, matched = _prepare(rhs, stable, name, allowed, f"add them to {hint}")
+    hint = "add them to state, params" + (
+        ", time" if time is not None else "; pass time= if it is the time variable"
+    )
+    rhs_exprs, matched = _prepare(rhs, stable, name, allowed, hint)
     for i, e in enumerate(rhs_exprs):
         if e.atoms(EventTime, EventState):
-            raise InvalidArgument(
-                f"vector field {name!r}: right-hand side {i} uses event placeholders; only events may"
-            )
-    ev_exprs, ev_matched = _prepare([e.expr for e in events], stable, f"{name}.events", allowed, f"add them to {hint}")
+            msg = f"vector field {name!r}: right-hand side {i} uses event placeholders; only events may"
+            raise InvalidArgument(msg)
+    ev_exprs, ev_matched = _prepare([e.expr for e in events], stable, f"{name}.events", allowed, hint)
     _check_stable_matched(stable, matched | ev_matched, name)
-    deps = [_event_dependencies(x, e, event_names, state_names) for x, e in zip(ev_exprs, events, strict=True)]
+    deps = [
+        _event_dependencies(x, e, event_names, state_names) for x, e in zip(ev_exprs, events, strict=True)
+    ]
 
-    ordered = [*([time] if time is not None else []), *state, *params]
-    names = _assign_names(ordered, reserved={name})
+    names = _assign_names([*state, *params], reserved={name})
     if time is not None:
         names[time] = sp.Symbol("t")
-
-    header = [f"# vector field {name}: state ({', '.join(map(str, state))}), params ({', '.join(map(str, params))})"]
-    header += [f"#   d{s}/dt = {_header_expr(sp.sympify(r))}" for s, r in zip(state, rhs, strict=True)]
-    header += [
-        f"#   event {e.name} (direction {e.direction}, terminal {e.terminal}): {_header_expr(sp.sympify(e.expr))}"
-        for e in events
+    writer = _ModuleWriter(_field_header(name, rhs, state, params, events, stable))
+    unpack = [(names[s], f"y[{j}]") for j, s in enumerate(state)] + [
+        (names[q], f"params[{k}]") for k, q in enumerate(params)
     ]
-    if stable:
-        header.append("# stable forms:")
-        header += [f"#   {_header_expr(sp.sympify(k))}  ->  {_header_expr(sp.sympify(v))}" for k, v in stable.items()]
-    writer = _ModuleWriter(header)
-
-    state_syms = [names[s] for s in state]
-    param_syms = [names[p] for p in params]
-
-    def function(fname: str, signature: str, exprs: list[sp.Expr], guards: list[list[str]], **settings) -> str:
-        exprs = [e.xreplace(names) for e in exprs]
-        lines, outs = writer.body(exprs, **settings)
-        used = set().union(*(e.free_symbols for e in exprs)) if exprs else set()
-        code = ["@jit", f"def {fname}({signature}):"]
-        code += _unpack_lines(used, state_syms, "y") + _unpack_lines(used, param_syms, "params")
-        code += [f"    {ln}" for ln in lines]
-        for j, (out, guard) in enumerate(zip(outs, guards, strict=True)):
-            if guard:
-                cond = " or ".join(f"math.isnan(event_times[{event_names.index(g)}])" for g in guard)
-                code += [f"    if {cond}:", f"        out[{j}] = math.nan", "    else:", f"        out[{j}] = {out}"]
-            else:
-                code.append(f"    out[{j}] = {out}")
-        if not outs:
-            code.append("    return")
-        return "\n".join(code)
-
-    writer.add(function("rhs", "t, y, params, out", rhs_exprs, [[] for _ in rhs_exprs]))
+    no_guards = [[] for _ in rhs_exprs]
+    writer.add(_field_function(writer, "rhs", "t, y, params, out", rhs_exprs, names, unpack, no_guards, {}))
     if events:
-        writer.add(
-            function(
-                "events",
-                "t, y, params, event_times, event_states, out",
-                ev_exprs,
-                deps,
-                event_index={n: k for k, n in enumerate(event_names)},
-                state_index={n: j for j, n in enumerate(state_names)},
-            )
-        )
+        guards = [[event_names.index(d) for d in dep] for dep in deps]
+        settings = {
+            "event_index": {n: k for k, n in enumerate(event_names)},
+            "state_index": {n: j for j, n in enumerate(state_names)},
+        }
+        signature = "t, y, params, event_times, event_states, out"
+        writer.add(_field_function(writer, "events", signature, ev_exprs, names, unpack, guards, settings))
     module = _load(name, writer)
     rhs_disp = module.rhs
     rhs_disp.compile("void(float64, float64[::1], float64[::1], float64[::1])")
@@ -743,7 +785,9 @@ def vector_field(
         events_disp.compile(
             "void(float64, float64[::1], float64[::1], float64[::1], float64[:, ::1], float64[::1])"
         )
-    return CompiledVectorField(
+    from numerics.ode import VectorField  # imported here: the ODE layer is not needed for kernels
+
+    return VectorField(
         rhs=rhs_disp,
         n_state=len(state),
         events=events_disp,
@@ -751,8 +795,4 @@ def vector_field(
         event_directions=tuple(e.direction for e in events),
         terminal=tuple(bool(e.terminal) for e in events),
         state_names=tuple(state_names),
-        param_names=tuple(p.name for p in params),
-        time_name=None if time is None else time.name,
-        event_dependencies=tuple(tuple(d) for d in deps),
-        module=module,
     )

@@ -32,7 +32,15 @@ MATH_FUNCTIONS: dict[str, str] = {
 #: Helpers of :mod:`numerics.stable` that generated modules import.
 STABLE_HELPERS = ("expm1_ratio", "logaddexp", "sign")
 
-_ALLOWED_FUNCTIONS = frozenset(MATH_FUNCTIONS) | {"Max", "Min", "Abs", "sign", "Expm1Ratio", "logaddexp", "Mod"}
+_ALLOWED_FUNCTIONS = frozenset(MATH_FUNCTIONS) | {
+    "Max",
+    "Min",
+    "Abs",
+    "sign",
+    "Expm1Ratio",
+    "logaddexp",
+    "Mod",
+}
 _ALLOWED_NODES = (
     sp.Symbol, sp.Integer, sp.Rational, sp.Float, sp.Add, sp.Mul, sp.Pow, sp.Max, sp.Min,
     sp.Piecewise, sp.functions.elementary.piecewise.ExprCondPair, sp.Tuple,
@@ -47,14 +55,15 @@ _ALLOWED_NODES = (
 class Expm1Ratio(sp.Function):
     """expm1(c·x) / expm1(x), equal to c at x = 0; printed as ``numerics.stable.expm1_ratio``.
 
-    M(p) = (1 − e^{−p(L−2)})/(1 − e^{−p}) of the induction-head paper (C.2, "Function II") is
-    ``Expm1Ratio(L - 2, -p)``: no cancellation at small p and the right value M(0) = L − 2.
+    M(p) = (1 - e^{-p(L-2)})/(1 - e^{-p}) of the induction-head paper (C.2, "Function II") is
+    ``Expm1Ratio(L - 2, -p)``: no cancellation at small p and the right value M(0) = L - 2.
     """
 
     nargs = 2
 
     @classmethod
     def eval(cls, c, x):
+        """Return c at x = 0; stay unevaluated otherwise."""
         if x.is_zero:
             return c
         return None
@@ -70,6 +79,7 @@ class EventTime(sp.Symbol):
     """The time at which event ``event`` fired: ``event_times[k]`` in generated event code (NaN before)."""
 
     def __new__(cls, event: str):
+        """Create the placeholder of event ``event``'s firing time."""
         return super().__new__(cls, f"t@{event}", real=True)
 
     def __getnewargs_ex__(self):
@@ -85,6 +95,7 @@ class EventState(sp.Symbol):
     """State variable ``state`` at the time event ``event`` fired: ``event_states[k, j]`` in event code."""
 
     def __new__(cls, event: str, state: str):
+        """Create the placeholder of state ``state`` when event ``event`` fired."""
         return super().__new__(cls, f"{state}@{event}", real=True)
 
     def __getnewargs_ex__(self):
@@ -112,34 +123,35 @@ def check_supported(expr: sp.Basic, where: str) -> None:
     """
     for node in sp.preorder_traversal(expr):
         if isinstance(node, sp.Piecewise) and not _has_default(node):
-            raise InvalidArgument(
+            msg = (
                 f"Piecewise without a default branch in {where}: {node}; numba would type the missing "
                 "branch as None (an Optional). Add a final (value, True) pair."
             )
+            raise InvalidArgument(msg)
         if isinstance(node, AppliedUndef):
-            raise InvalidArgument(
+            msg = (
                 f"undefined function {type(node).__name__} (in {node}) in {where} has no numba "
                 "translation; substitute its definition before compiling."
             )
+            raise InvalidArgument(msg)
         if isinstance(node, sp.Sum | sp.Product):
             if any(len(limit) != 3 for limit in node.limits):
-                raise InvalidArgument(
-                    f"{type(node).__name__} {node} in {where} needs (variable, lo, hi) limits"
-                )
+                msg = f"{type(node).__name__} {node} in {where} needs (variable, lo, hi) limits"
+                raise InvalidArgument(msg)
         elif isinstance(node, _ALLOWED_NODES):
             continue
         elif isinstance(node, sp.Function):
             if type(node).__name__ not in _ALLOWED_FUNCTIONS:
-                raise InvalidArgument(
+                msg = (
                     f"function {type(node).__name__} (in {node}) in {where} has no numba translation; "
                     f"supported: {', '.join(sorted(_ALLOWED_FUNCTIONS))}. Rewrite it "
                     "(expr.rewrite(...)) or pass a stable= form built from supported functions."
                 )
+                raise InvalidArgument(msg)
         else:
             hint = "; complex numbers are not supported" if node.has(sp.I) else ""
-            raise InvalidArgument(
-                f"{type(node).__name__} (in {node}) in {where} cannot be compiled to numba code{hint}"
-            )
+            msg = f"{type(node).__name__} (in {node}) in {where} cannot be compiled to numba code{hint}"
+            raise InvalidArgument(msg)
 
 
 class NumbaPrinter(PythonCodePrinter):
@@ -159,7 +171,7 @@ class NumbaPrinter(PythonCodePrinter):
 
     printmethod = "_numbacode"
     language = "Python (numba)"
-    _default_settings = dict(
+    _default_settings = dict(  # noqa: RUF012 (sympy's printers declare their settings this way)
         PythonCodePrinter._default_settings,
         strict=True,
         event_index={},
@@ -168,7 +180,8 @@ class NumbaPrinter(PythonCodePrinter):
     )
 
     def _print_not_supported(self, expr):
-        raise InvalidArgument(f"{type(expr).__name__} (in {expr}) cannot be printed as numba code")
+        msg = f"{type(expr).__name__} (in {expr}) cannot be printed as numba code"
+        raise InvalidArgument(msg)
 
     # Numbers: exact where float64 is exact, otherwise the correctly rounded double.
     def _print_Float(self, expr):
@@ -221,10 +234,11 @@ class NumbaPrinter(PythonCodePrinter):
 
     def _print_Piecewise(self, expr):
         if not _has_default(expr):
-            raise InvalidArgument(
+            msg = (
                 f"Piecewise without a default branch: {expr}; numba would type the missing branch as "
                 "None (an Optional). Add a final (value, True) pair."
             )
+            raise InvalidArgument(msg)
         return super()._print_Piecewise(expr)
 
     def _print_Function(self, expr):
@@ -234,20 +248,21 @@ class NumbaPrinter(PythonCodePrinter):
         return super()._print_Function(expr)
 
     def _print_Sum(self, expr):
-        raise InternalError(f"Sum {expr} reached the printer; numerics.compile should have made it a loop helper")
+        msg = f"Sum {expr} reached the printer; numerics.compile should have made it a loop helper"
+        raise InternalError(msg)
 
     _print_Product = _print_Sum
 
     def _print_EventTime(self, expr):
         index = self._settings["event_index"]
         if expr.event not in index:
-            raise InvalidArgument(f"event_time({expr.event!r}) used outside the events of a vector field")
+            msg = f"event_time({expr.event!r}) used outside the events of a vector field"
+            raise InvalidArgument(msg)
         return f"event_times[{index[expr.event]}]"
 
     def _print_EventState(self, expr):
         events, states = self._settings["event_index"], self._settings["state_index"]
         if expr.event not in events or expr.state not in states:
-            raise InvalidArgument(
-                f"event_state({expr.event!r}, {expr.state!r}) used outside the events of a vector field"
-            )
+            msg = f"event_state({expr.event!r}, {expr.state!r}) used outside the events of a vector field"
+            raise InvalidArgument(msg)
         return f"event_states[{events[expr.event]}, {states[expr.state]}]"

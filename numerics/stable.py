@@ -46,9 +46,9 @@ def softmax(a, out):
 def expm1_ratio(c, x):
     """Return expm1(c·x) / expm1(x), with its limit c at x = 0.
 
-    This is the stable form of geometric sums such as M(p) = (1 − e^{−p(L−2)})/(1 − e^{−p})
-    = expm1_ratio(L − 2, −p). For x > 0 and c > 0 the identity
-    expm1(cx)/expm1(x) = e^{(c−1)x} · expm1(−cx)/expm1(−x) keeps both expm1 finite, so the
+    This is the stable form of geometric sums such as M(p) = (1 - e^{-p(L-2)})/(1 - e^{-p})
+    = expm1_ratio(L - 2, -p). For x > 0 and c > 0 the identity
+    expm1(cx)/expm1(x) = e^{(c-1)x} · expm1(-cx)/expm1(-x) keeps both expm1 finite, so the
     result overflows only when the true value does.
     """
     if x == 0.0:
@@ -72,7 +72,7 @@ def logaddexp(a, b):
 
 @jit
 def sign(x):
-    """Return −1, 0 or 1 as SymPy's ``sign`` does for real x, and NaN for NaN."""
+    """Return -1, 0 or 1 as SymPy's ``sign`` does for real x, and NaN for NaN."""
     if x != x:
         return math.nan
     if x == 0:

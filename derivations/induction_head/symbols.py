@@ -39,6 +39,12 @@ SYMBOL_NAMES = {
     "a": "a", "x": "x", "u": "u", "v": "v", "vstar": r"v^{\star}", "s": "s", "k": "k",
 }
 
+#: the canonical value of each reading flag (spec §2.10); a verdict is decided on these
+DEFAULT_READINGS = {
+    "head1_range": "canonical", "ih_model_range": "canonical", "flow": "paper", "ih_loss": "exp_simplified",
+    "tokens": "gaussian", "init": "eq4", "value_layout": "separate", "ih_keys": "y",
+}
+
 #: the spec's sampled sequence lengths (§0.2 item 1)
 SAMPLED_L = (5, 6, 7, 9, 12, 40)
 INV_SQRT2 = float(1 / sp.sqrt(2))
