@@ -135,6 +135,8 @@ class Claim:
     requires: tuple[str, ...] = ()
     formulas: tuple = ()
     doc: str = ""
+    #: rough relative run time at the quick budget, so that parallel runs start the long claims first
+    cost: float = 1.0
 
     def resolve_params(self, overrides: Mapping[str, Any]) -> dict[str, Any]:
         """Merge ``overrides`` into the defaults and validate them against the domain."""

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
+import os
 import sys
 import time
 import traceback
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +23,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from checks.claim import BUDGETS, Claim, Verdict
-from checks.registry import select
+from checks.registry import load_all, select
 from derivations.errors import InvalidArgument, TdcheckError
 
 STATUS_STYLE = {
@@ -76,7 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="override a parameter")
     run.add_argument("--budget", choices=BUDGETS, default="quick")
     run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--workers", type=int, default=None, help="processes for sweeps (default: all cores)")
+    run.add_argument("--workers", type=int, default=None,
+                     help="processes running claims in parallel (default: all cores; 1 runs in-process)")
     run.add_argument("--json", metavar="PATH", help="write the verdicts as JSON ('-' for stdout)")
 
     latex = commands.add_parser("latex", help="write a LaTeX document: printed, derived and difference")
@@ -121,29 +125,39 @@ def command_list(args: argparse.Namespace) -> int:
 
 def command_run(args: argparse.Namespace, console: Console) -> int:
     """``tdcheck run``."""
+    if args.workers is not None and args.workers < 1:
+        raise InvalidArgument(f"--workers={args.workers} must be a positive number of processes, e.g. --workers 2")
     claims = select(args.selectors)
     params = dict(parse_param(p) for p in args.param)
     overrides = split_overrides(claims, params)
     for c in claims:
         c.resolve_params(overrides[c.id])  # refuse bad input before any work starts
-    verdicts: list[Verdict] = []
-    errors: list[dict[str, str]] = []
     start = time.perf_counter()
+    workers = min(args.workers or os.cpu_count() or 1, len(claims))
+    results: dict[str, tuple[str, object]] = {}
     with Progress(
         TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
         TimeElapsedColumn(), console=console, transient=True, disable=not console.is_terminal,
     ) as progress:
         task = progress.add_task("tdcheck run", total=len(claims))
-        for c in claims:
-            progress.update(task, description=c.id)
-            try:
-                verdicts.append(c.run(overrides[c.id], budget=args.budget, seed=args.seed, workers=args.workers))
-            except InvalidArgument:
-                raise
-            except Exception as error:  # a crash inside a check is a bug; keep going, report it
-                errors.append({"id": c.id, "error": f"{type(error).__name__}: {error}",
-                               "traceback": traceback.format_exc()})
-            progress.advance(task)
+        jobs = [(c.id, overrides[c.id], args.budget, args.seed, args.workers) for c in claims]
+        if workers <= 1:
+            for job in jobs:
+                progress.update(task, description=job[0])
+                results[job[0]] = run_claim(*job)
+                progress.advance(task)
+        else:
+            context = multiprocessing.get_context("forkserver")
+            with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+                costs = {c.id: c.cost for c in claims}
+                ordered = sorted(jobs, key=lambda job: -costs[job[0]])  # longest first balances the workers
+                futures = {pool.submit(run_claim, *job): job[0] for job in ordered}
+                for future in as_completed(futures):
+                    results[futures[future]] = future.result()
+                    progress.update(task, description=futures[future])
+                    progress.advance(task)
+    verdicts = [results[c.id][1] for c in claims if results[c.id][0] == "ok"]
+    errors = [results[c.id][1] for c in claims if results[c.id][0] == "error"]
     elapsed = time.perf_counter() - start
     print_table(verdicts, errors, elapsed)
     if args.json:
@@ -154,6 +168,18 @@ def command_run(args: argparse.Namespace, console: Console) -> int:
         else:
             Path(args.json).write_text(text + "\n")
     return 1 if errors else 0
+
+
+def run_claim(claim_id: str, overrides: dict[str, Any], budget: str, seed: int, workers: int | None):
+    """Run one claim (in this or a worker process): ("ok", Verdict) or ("error", record of the crash)."""
+    claim = load_all()[claim_id]
+    try:
+        return "ok", claim.run(overrides, budget=budget, seed=seed, workers=workers)
+    except InvalidArgument:
+        raise
+    except Exception as error:  # a crash inside a check is a bug; keep going, report it
+        return "error", {"id": claim_id, "error": f"{type(error).__name__}: {error}",
+                         "traceback": traceback.format_exc()}
 
 
 def run_record(verdicts: list[Verdict], errors: list[dict], args: argparse.Namespace, elapsed: float) -> dict:

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import math
+
 import mpmath
 import numpy as np
 import sympy as sp
@@ -19,9 +21,9 @@ import sympy as sp
 from checks.claim import Claim, Context
 from checks.kinds import ItemCheck, MonteCarloCheck
 from checks.registry import register
-from derivations.induction_head import four_gram, ih_head
+from derivations.induction_head import four_gram, ih_head, lyapunov, stage1
 from derivations.induction_head import symbols as S
-from derivations.domain import Domain
+from derivations.domain import Domain, Interval
 
 PAPER = "ih"
 K_SE = 4.0
@@ -56,8 +58,9 @@ def _record(point: dict[str, Any], estimate, printed: float, derived: float) -> 
 
 
 def _evaluate(expr: sp.Expr, point: dict[sp.Symbol, float]) -> float:
+    args = [int(v) if s.is_integer else mpmath.mpf(v) for s, v in point.items()]
     with mpmath.workdps(30):
-        return float(sp.lambdify(list(point), expr, modules=["mpmath"])(*[mpmath.mpf(v) for v in point.values()]))
+        return float(sp.lambdify(list(point), expr, modules=["mpmath"])(*args))
 
 
 def _points(ctx: Context, grid: dict[str, list], quick_take: int) -> list[dict[str, Any]]:
@@ -182,15 +185,43 @@ def mc_lemma8(ctx: Context) -> list[dict[str, Any]]:
     return out
 
 
+def _first_violation(f: Callable[[mpmath.mpf], bool], hi: float) -> float | None:
+    """Smallest w* in (0, hi) where f is False (grid of 2000, then bisection to 1e-12); None if never."""
+    grid = [hi * (i + 1) / 2000 for i in range(1999)]
+    bad = next((g for g in grid if not f(mpmath.mpf(g))), None)
+    if bad is None:
+        return None
+    lo = bad - hi / 2000
+    while bad - lo > 1e-12:
+        mid = (lo + bad) / 2
+        lo, bad = (mid, bad) if f(mpmath.mpf(mid)) else (lo, mid)
+    return bad
+
+
+def R_windows() -> dict[str, Any]:
+    """The largest c with R(w*) < 1 + 0.04w*, resp. |R'(w*)| < 0.04, on (0, c), and R on the W* grid."""
+    R = sp.lambdify(S.wstar, ih_head.R_of_wstar(), modules=["mpmath"])
+    dR = sp.lambdify(S.wstar, sp.diff(ih_head.R_of_wstar(), S.wstar), modules=["mpmath"])
+    hi = S.INV_SQRT2 * (1 - 1e-9)
+    with mpmath.workdps(30):
+        c_bound = _first_violation(lambda ws: R(ws) < 1 + ws / 25, hi)
+        c_slope = _first_violation(lambda ws: abs(dR(ws)) < mpmath.mpf(4) / 100, hi)
+        grid = {str(ws): float(R(mpmath.mpf(ws))) for ws in (0.05, 0.1, 0.2, 0.3, 0.35, 0.4, 0.45, 0.47, 0.49,
+                                                                0.5477225575, 0.55, 0.6, 0.65, 0.7)}
+    return {"largest_c_R_below_1_plus_0.04wstar": c_bound, "largest_c_abs_Rprime_below_0.04": c_slope,
+            "R_on_Wstar_grid": grid,
+            "note": "the paper claims both on some (0, c); they hold exactly up to the c reported here"}
+
+
 # ----------------------------------------------------------------------------- registration
 
 
 def _register(claim_id: str, label: str, label_alt: str, check: ItemCheck, symbols: tuple, domain: Domain,
-              statement: str = "") -> None:
+              statement: str = "", cost: float = 1.0) -> None:
     check.default_readings = S.DEFAULT_READINGS
     defaults = {sym.name: None for sym in symbols}
     register(Claim(claim_id, PAPER, label, "formula", check, statement=statement or check.build.__doc__ or "",
-                   label_alt=label_alt, defaults=defaults, domain=domain, doc=check.build.__doc__ or ""))
+                   label_alt=label_alt, defaults=defaults, domain=domain, doc=check.build.__doc__ or "", cost=cost))
 
 
 EQ10_DOMAIN = S.domain(S.L, S.w, S.wstar, S.h, S.alpha, constraints=S.EQ10_CONSTRAINTS)
@@ -215,12 +246,179 @@ _register("ih.cf.flow_pg", "[W] C.3.1", "[F] C.1",
 _register("ih.cf.lemma7", "[W] Lemma 7", "[F] Lemma D.3",
           ItemCheck(ih_head.item_lemma7, [MonteCarloCheck("quadrature_and_mc", mc_lemma7)]), (S.a,),
           S.domain(S.a))
+_register("ih.cf.stage1", "[W] App. C.2 (Stage I)", "[F] App. B",
+          ItemCheck(stage1.item_stage1), (S.ptilde, S.alpha, S.sigma),
+          S.domain(S.ptilde, S.alpha, S.sigma, ptilde=Interval(0, 10)), cost=13)
 _register("ih.cf.L_IH2", "[W] C.3.2, Eq. (10)", "[F] C.2, Eq. (22)",
           ItemCheck(ih_head.item_L_IH2, [MonteCarloCheck("gaussian", mc_L_IH2("gaussian"))]),
           (S.L, S.w, S.wstar, S.h, S.alpha), EQ10_DOMAIN)
 _register("ih.cf.flow_wh", "[W] C.3.2", "[F] C.2",
           ItemCheck(ih_head.item_flow_wh), (S.L, S.w, S.wstar, S.h, S.alpha), EQ10_DOMAIN)
+_register("ih.cf.C_properties", "[W] C.3.2 Part II", "[F] C.2; Lemma D.6",
+          ItemCheck(lyapunov.item_C_properties), (S.x, S.wstar), S.domain(S.x, S.wstar))
+_register("ih.cf.lyapunov_uv", "[W] C.3.1 Part II", "[F] C.1 Part II",
+          ItemCheck(lyapunov.item_lyapunov_uv), (S.u, S.g, S.alpha), S.domain(S.u, S.g, S.alpha), cost=9)
+_register("ih.cf.lyapunov_vh", "[W] C.3.2 Step II.2", "[F] C.2 Step II.2",
+          ItemCheck(lyapunov.item_lyapunov_vh), (S.vstar, S.alpha), S.domain(S.vstar, S.alpha))
 _register("ih.cf.w_circ", "[W] C.3.2 (P1.3), Eq. (11)", "[F] C.2, Eq. (23)",
           ItemCheck(ih_head.item_w_circ), (S.wstar,), S.domain(S.wstar))
 _register("ih.cf.R", "[W] C.3.2 Part II", "[F] C.2",
-          ItemCheck(ih_head.item_R), (S.wstar,), S.domain(S.wstar))
+          ItemCheck(ih_head.item_R, extra=lambda ctx, item: R_windows()), (S.wstar,), S.domain(S.wstar))
+
+
+# ----------------------------------------------------------------------------- Lemma 6 (numeric property)
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _l1_ratio(theta: np.ndarray, theta2: np.ndarray) -> np.ndarray:
+    num = np.abs(_softmax(theta) - _softmax(theta2)).sum(axis=-1)
+    return num / np.abs(theta - theta2).max(axis=-1)
+
+
+def check_lemma6(ctx: Context):
+    """ih.cf.lemma6 (Lemma 6 = Edelman et al. Cor. A.7): ||sm(θ) - sm(θ')||_1 <= 2 ||θ - θ'||_∞.
+
+    Searched adversarially: random and structured pairs (large logits, near-ties, one large
+    coordinate against many) in dimensions 2..200, then local maximisation of the ratio from
+    the best starts. The supremum of the ratio is reported with the pair that attains it.
+    """
+    from scipy.optimize import minimize
+
+    from checks.claim import Outcome
+
+    rng = np.random.default_rng(ctx.seed)
+    n_random = 2_000 if ctx.quick else 20_000
+    best = (0.0, None, None)
+    for dim in (2, 3, 5, 10, 50, 200):
+        for scale in (0.01, 1.0, 10.0, 100.0):
+            theta = rng.normal(scale=scale, size=(n_random // 24, dim))
+            for step in (1e-6, 1e-2, 1.0, 10.0):
+                theta2 = theta + rng.uniform(-step, step, size=theta.shape)
+                ratio = _l1_ratio(theta, theta2)
+                i = int(np.argmax(ratio))
+                if ratio[i] > best[0]:
+                    best = (float(ratio[i]), theta[i], theta2[i])
+        tie = np.zeros(dim)
+        tie[0] = 1e-9
+        ratio = _l1_ratio(tie[None], -tie[None])[0]
+        if ratio > best[0]:
+            best = (float(ratio), tie, -tie)
+    starts = [best]
+    for _ in range(3 if ctx.quick else 20):
+        theta = rng.normal(size=2)
+        starts.append((float(_l1_ratio(theta[None], theta[None] + 0.1)[0]), theta, theta + 0.1))
+    for _, theta, theta2 in starts:
+        dim = theta.size
+
+        def objective(z):
+            return -_l1_ratio(z[:dim][None], z[dim:][None])[0]
+
+        result = minimize(objective, np.concatenate([theta, theta2]), method="Nelder-Mead",
+                          options={"maxiter": 4000, "xatol": 1e-12, "fatol": 1e-14})
+        if -result.fun > best[0] and np.isfinite(result.fun):
+            best = (float(-result.fun), result.x[:dim], result.x[dim:])
+    sup, theta, theta2 = best
+    evidence = {"sup_ratio_found": sup, "bound": 2.0, "argmax_theta": theta, "argmax_theta_prime": theta2,
+                "dimensions": [2, 3, 5, 10, 50, 200], "method": "random + structured pairs, Nelder-Mead ascent",
+                "note": "the infinitesimal Lipschitz constant of softmax from l_inf to l_1 is 1 (two equal "
+                        "logits moved apart), so the printed constant 2 is loose by a factor 2"}
+    status = "holds" if sup <= 2.0 else "fails"
+    return Outcome(status, f"sup ||sm(θ)-sm(θ')||_1/||θ-θ'||_∞ found = {sup:.6f} (bound 2; sampling, not a proof)",
+                   evidence)
+
+
+register(Claim("ih.cf.lemma6", PAPER, "[W] Lemma 6 (App. D)", "formula", check_lemma6,
+               statement=r"\|\mathrm{softmax}(\theta)-\mathrm{softmax}(\theta')\|_1\le2\|\theta-\theta'\|_\infty",
+               label_alt="[F] Lemma D.1", doc=check_lemma6.__doc__ or ""))
+
+
+# ----------------------------------------------------------------------------- ξ_i (needs the (p, g) flow)
+
+
+def _xi_sup(xi: dict[str, sp.Expr], L: int, p_from: float) -> dict[str, float]:
+    """sup over p in [p_from, p_from + 60] of |ξ_i(p)| (2000-point log-spaced grid, double precision).
+
+    For p >= p_from ~ 0.5 no term of ξ_i cancels catastrophically, so double precision suffices.
+    """
+    grid = np.unique(np.concatenate([np.geomspace(p_from, p_from + 60, 2000), [p_from]]))
+    out = {}
+    for name, expr in xi.items():
+        if name.startswith("xi"):
+            f = sp.lambdify(S.u, expr.subs(S.L, L), modules=["numpy"])
+            with np.errstate(under="ignore"):
+                out[name] = float(np.max(np.abs(f(np.exp(-grid)))))
+    return out
+
+
+def _smallest_L(sigma: float) -> int:
+    """Smallest L with (L-3)e^{-(L-3)σ} < 1e-4 and e^{-(L-5)σ} < 1e-4 (both decrease in p, so p = σ decides)."""
+    L = 6
+    while not ((L - 3) * math.exp(-(L - 3) * sigma) < 1e-4 and math.exp(-(L - 5) * sigma) < 1e-4):
+        L = L + max(1, L // 50)
+    while L > 6 and (L - 4) * math.exp(-(L - 4) * sigma) < 1e-4 and math.exp(-(L - 6) * sigma) < 1e-4:
+        L -= 1
+    return L
+
+
+def check_xi(ctx: Context):
+    """ih.cf.xi: '|ξ_1(p)|, …, |ξ_5(p)| <= 0.0001 for all t > T_1^g', with L chosen so that
+    (L-3)e^{-(L-3)p}, e^{-(L-5)p} < 0.0001 for all p > σ_init (C.3.1 Part I).
+
+    ξ_i under definition (a) 'as read off' (the printed middle forms) and (b) 'as implied'
+    (what makes the printed right-most forms exact). p(T_1^g) comes from the derived (p, g)
+    flow, integrated from p = g = σ; p increases after T_1^g, so the visited p are [p(T_1^g), ∞).
+    """
+    from checks.claim import Outcome
+    from numerics.models.induction_head import stage2_run
+
+    sigma = ctx.params.get("sigma") or 0.01
+    alpha = ctx.params.get("alpha") or 1.0
+    definitions = four_gram.xi_definitions()
+    L_min = _smallest_L(sigma)
+    lengths = sorted({int(ctx.params["L"])} if ctx.params.get("L") else {40, L_min})
+    runs = []
+    for L in lengths:
+        solution, _ = stage2_run(L, alpha, 0.49, sigma, horizon=200.0)
+        t1g = solution.event_times["T_1g"]
+        if not np.isfinite(t1g):
+            runs.append({"L": L, "T_1g": "never within t <= 200"})
+            continue
+        i = int(np.searchsorted(solution.t, t1g))
+        p_t1g = float(np.interp(t1g, solution.t, solution.y[:, 0]))
+        record = {"L": L, "sigma": sigma, "alpha": alpha, "T_1g": t1g, "p_at_T_1g": p_t1g,
+                  "hypothesis_L_choice_met": L >= L_min, "p_after_T_1g_nondecreasing":
+                  bool(np.all(np.diff(solution.y[i:, 0]) >= -1e-12))}
+        for name, xi in definitions.items():
+            sups = _xi_sup(xi, L, p_t1g)
+            record[f"sup_abs_xi_{name}"] = sups
+            record[f"bound_holds_{name}"] = all(v <= 1e-4 for v in sups.values())
+        runs.append(record)
+    evidence = {"runs": runs, "smallest_L_for_printed_choice": {str(s): _smallest_L(s) for s in (1e-2, 1e-4, 1e-6)},
+                "xi_definitions": {d: {k: sp.sstr(v) for k, v in xi.items() if k.startswith("xi")}
+                                   for d, xi in definitions.items()}}
+    in_regime = [r for r in runs if r.get("hypothesis_L_choice_met")]
+    if not in_regime:
+        return Outcome("outside-regime", f"no run satisfies the printed choice of L (needs L >= {L_min} at σ={sigma})",
+                       evidence)
+    decisive = in_regime[0]
+    holds_a, holds_b = decisive["bound_holds_read_off"], decisive["bound_holds_implied"]
+    worst_b = max(decisive["sup_abs_xi_implied"].items(), key=lambda kv: kv[1])
+    worst_a = max(decisive["sup_abs_xi_read_off"].items(), key=lambda kv: kv[1])
+    d0 = next((r for r in runs if r["L"] == 40 and "sup_abs_xi_read_off" in r), None)
+    summary = (f"at L={decisive['L']} (smallest L meeting the printed choice at σ={sigma}), p(T_1^g)="
+               f"{decisive['p_at_T_1g']:.3g}: sup|ξ| as read off = {worst_a[1]:.2g} ({worst_a[0]}), as implied = "
+               f"{worst_b[1]:.2g} ({worst_b[0]})")
+    if d0 is not None:
+        summary += f"; at D0 (L=40, hypothesis unmet) sup|ξ| read off = {max(d0['sup_abs_xi_read_off'].values()):.2g}"
+    status = "holds" if holds_a and holds_b else "fails"
+    return Outcome(status, summary, evidence)
+
+
+register(Claim("ih.cf.xi", PAPER, "[W] C.3.1 Part I (ξ_1…ξ_5, choice of L)", "formula", check_xi,
+               statement=r"|\xi_1(p)|,\dots,|\xi_5(p)|\le0.0001,\ \forall t>T_1^g", label_alt="[F] C.1 Part I",
+               defaults={"L": None, "sigma": 0.01, "alpha": 1.0},
+               domain=S.domain(S.L, S.sigma, S.alpha), doc=check_xi.__doc__ or "", cost=10))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 import signal
+from fractions import Fraction
 import threading
 from collections.abc import Mapping
 from contextlib import contextmanager
@@ -85,7 +86,11 @@ class Evaluator:
         args = []
         for sym in self.symbols:
             value = point[sym]
-            args.append(int(value) if sym.is_integer else mpmath.mpf(sp.Rational(value).p) / sp.Rational(value).q)
+            if sym.is_integer:
+                args.append(int(value))
+                continue
+            exact = value if isinstance(value, Fraction) else Fraction(sp.Rational(value).p, sp.Rational(value).q)
+            args.append(mpmath.mpf(exact.numerator) / exact.denominator)
         with mpmath.workdps(dps):
             result = self._function(*args)
             return mpmath.mpmathify(result)
@@ -180,12 +185,14 @@ class Formula:
         # cancellation of closed forms such as m(p) at small p.
         tolerance = mpmath.mpf(10) ** (10 - dps)
         worst = (mpmath.mpf(0), None, None, None)
+        ratios = []
         for point in points:
             a, b = stated(point, dps), derived(point, dps)
             scale = max(abs(a), abs(b))
             gap = mpmath.mpf(0) if a == b else abs(a - b) / scale if scale else mpmath.inf
             if not mpmath.isfinite(gap) or gap > worst[0] or worst[1] is None:
                 worst = (gap if mpmath.isfinite(gap) else mpmath.inf, point, a, b)
+            ratios.append(a / b if b != 0 else mpmath.nan)
         gap, point, a, b = worst
         if gap > tolerance:
             return Agreement(
@@ -196,17 +203,21 @@ class Formula:
                 stated_value=mpmath.nstr(a, 15),
                 derived_value=mpmath.nstr(b, 15),
                 difference=sp.sstr(simplified(self.stated - self.derived, symbolic_seconds)),
-                ratio=_constant_ratio(self.stated, self.derived, symbolic_seconds),
+                ratio=_constant_ratio(ratios, tolerance),
                 max_relative_gap=float(gap),
             )
         zero = symbolic_zero(self.stated - self.derived, symbolic_seconds)
         return Agreement("exact" if zero else "numeric", n_points, dps, max_relative_gap=float(gap))
 
 
-def _constant_ratio(stated: sp.Expr, derived: sp.Expr, seconds: float) -> str:
-    """Return stated/derived when it simplifies to a constant (a sign or factor error), else ''."""
-    quotient = simplified(stated / derived, seconds)
-    return sp.sstr(quotient) if quotient.is_number else ""
+def _constant_ratio(ratios: list, tolerance) -> str:
+    """Return printed/derived when it is the same real number at every sampled point (a sign or factor error)."""
+    first = ratios[0]
+    if not all(mpmath.isfinite(abs(r)) and abs(r - first) <= tolerance * max(1, abs(first)) for r in ratios):
+        return ""
+    if isinstance(first, mpmath.mpc):
+        return ""
+    return sp.sstr(sp.nsimplify(float(first), [sp.pi], tolerance=1e-12, rational=False))
 
 
 def _bound_symbols(formula: Formula) -> set[sp.Symbol]:
@@ -259,16 +270,25 @@ class RegionInequality:
         extra_points: list[Mapping[sp.Symbol, object]] = (),
         fixed: Mapping[sp.Symbol, object] | None = None,
     ) -> Margin:
-        """Evaluate the margin at random points (plus ``extra_points``) and return the worst."""
+        """Evaluate the margin at random points (plus ``extra_points``) and return the worst.
+
+        The margin is first evaluated at every point in double precision (vectorised); the
+        points whose margin is smallest, or within rounding of zero, or not finite, are then
+        re-evaluated with mpmath at ``dps`` digits, and the decision uses those values.
+        """
         symbols = sorted((self.lhs.free_symbols | self.rhs.free_symbols), key=lambda s: s.name)
-        lhs, rhs = Evaluator(self.lhs, symbols), Evaluator(self.rhs, symbols)
         points = [*extra_points, *self.domain.sample(random.Random(seed), n_points, fixed)]
+        rough = _double_margins(self.rhs - self.lhs, symbols, points)
+        order = sorted(range(len(points)), key=lambda i: (rough[i] == rough[i], rough[i]))  # NaN first
+        suspicious = [i for i in order if not (abs(rough[i]) > 1e-6) or not rough[i] == rough[i]]
+        recheck = list(dict.fromkeys(order[:8] + suspicious[:40]))
+        lhs, rhs = Evaluator(self.lhs, symbols), Evaluator(self.rhs, symbols)
         worst = None
-        for point in points:
-            a, b = lhs(point, dps), rhs(point, dps)
+        for i in recheck:
+            a, b = lhs(points[i], dps), rhs(points[i], dps)
             margin = b - a
             if worst is None or margin < worst[0]:
-                worst = (margin, point, a, b)
+                worst = (margin, points[i], a, b)
         margin, point, a, b = worst
         ok = margin > 0 if self.strict else margin >= 0
         return Margin(
@@ -276,6 +296,19 @@ class RegionInequality:
             mpmath.nstr(a, 15), mpmath.nstr(b, 15),
         )
 
+
+def _double_margins(margin: sp.Expr, symbols: list[sp.Symbol], points: list) -> list[float]:
+    """The margin at every point in double precision (NaN where double precision cannot evaluate it)."""
+    import numpy as np  # the double-precision pre-filter only; decisions are taken in mpmath
+
+    try:
+        function = sp.lambdify(symbols, margin.doit(), modules=["numpy"])
+        columns = [np.array([float(point[s]) for point in points]) for s in symbols]
+        with np.errstate(all="ignore"):
+            values = np.broadcast_to(np.asarray(function(*columns), dtype=float), (len(points),))
+        return [float(v) for v in values]
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError, NameError):
+        return [float("nan")] * len(points)
 
 
 @dataclass

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import functools
 import random
+from fractions import Fraction
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-import mpmath
 import sympy as sp
 
 from derivations.errors import InvalidArgument, unknown_name
@@ -53,11 +53,12 @@ class Constraint:
     reason: str = ""
 
     def holds(self, point: Mapping[sp.Symbol, object]) -> bool:
-        """Evaluate the relation at ``point`` with mpmath at 30 digits."""
+        """Evaluate the relation at ``point`` in double precision (a domain test, not a decision)."""
         symbols, function = _compiled(self.relation)
-        with mpmath.workdps(30):
-            args = [mpmath.mpf(sp.Rational(point[s]).p) / sp.Rational(point[s]).q for s in symbols]
-            return bool(function(*args))
+        try:
+            return bool(function(*[float(point[s]) for s in symbols]))
+        except (ValueError, ZeroDivisionError, OverflowError):
+            return False
 
     def __str__(self) -> str:
         return sp.sstr(self.relation)
@@ -183,23 +184,23 @@ class Domain:
 @functools.cache
 def _compiled(relation: sp.Basic):
     symbols = sorted(relation.free_symbols, key=lambda s: s.name)
-    return symbols, sp.lambdify(symbols, relation, modules=["mpmath"])
+    return symbols, sp.lambdify(symbols, relation, modules=["math"])
 
 
-def _random_rational(rng: random.Random, interval: Interval) -> sp.Rational:
+def _random_rational(rng: random.Random, interval: Interval) -> Fraction:
     lo, hi = interval.lo, interval.hi
     if interval.scale == "log" and hi > 0:
         low = max(lo, 1e-3 * hi)
         value = low * (hi / low) ** rng.uniform(0.0, 1.0)
         value = min(max(value, lo + 1e-9 * (hi - lo)), hi - 1e-9 * (hi - lo))
-        return sp.Rational(round(value * 10**9), 10**9)
+        return Fraction(round(value * 10**9), 10**9)
     if lo == -float("inf"):
         lo = min(-10.0, hi - 10.0)
     if hi == float("inf"):
         hi = max(10.0, lo + 10.0)
     margin = 0.01 * (hi - lo)
     value = rng.uniform(lo + margin, hi - margin)
-    return sp.Rational(round(value * 10**6), 10**6)
+    return Fraction(round(value * 10**6), 10**6)
 
 
 def _reason(constraint: Constraint) -> str:

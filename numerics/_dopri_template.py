@@ -1,10 +1,11 @@
-"""Template of the embedded Runge–Kutta integrator; :mod:`numerics.ode` instantiates it per vector field.
+"""Template of the embedded Runge-Kutta integrator; :mod:`numerics.ode` instantiates it per vector field.
 
 This file is read as text, never imported for use: :mod:`numerics._ode_kernels` copies it into a
 generated module with the placeholder line ``rhs = events = HAS_EVENTS = None`` replaced by
-imports of the field's njit functions under those names and the constant ``HAS_EVENTS``. numba cannot cache a kernel that receives a jitted
-function as an argument or closure, but it can cache one that calls a module global. Only what
-calls ``rhs``/``events`` is here; the rest is compiled once in :mod:`numerics._rk_core`.
+imports of the field's njit functions under those names and the constant ``HAS_EVENTS``. numba
+cannot cache a kernel that receives a jitted function as an argument or closure, but it can cache
+one that calls a module global. Only what calls ``rhs``/``events`` is here; the rest is compiled
+once in :mod:`numerics._rk_core`.
 
 Shape contract (``s`` stages, ``n`` state components, ``m`` save times, ``q`` events):
 ``rhs(t, y (n,), params, out (n,))`` writes dy/dt; ``events(t, y (n,), params, event_times (q,),
@@ -50,7 +51,7 @@ def _stages(t, t_new, y, h, params, a, c, k, ytmp):
 
 @jit
 def _initial_step(t0, y0, f0, params, t1, rtol, atol, error_order, y1, f1):
-    """Hairer–Nørsett–Wanner starting step (Solving ODEs I, II.4); evaluates ``rhs`` once."""
+    """Hairer-Nørsett-Wanner starting step (Solving ODEs I, II.4); evaluates ``rhs`` once."""
     n = y0.size
     d0 = 0.0
     d1 = 0.0

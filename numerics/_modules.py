@@ -54,3 +54,50 @@ def load_module(prefix: str, source: str) -> ModuleType:
         os.replace(tmp, path)
     importlib.invalidate_caches()
     return importlib.import_module(name)
+
+
+def _stamp() -> str:
+    """Hash of the code generator's own files: a memo entry is valid only for the code that wrote it."""
+    here = Path(__file__).parent
+    digest = hashlib.sha256()
+    for name in ("compile.py", "printer.py", "stable.py", "_jit.py", "_modules.py"):
+        path = here / name
+        if path.exists():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def memo_key(*parts: object) -> str:
+    """A key for a build from SymPy inputs: the hash of their ``srepr`` and of the generator's code."""
+    import sympy as sp
+
+    text = "|".join(sp.srepr(p) if isinstance(p, sp.Basic) else repr(p) for p in parts)
+    return hashlib.sha256((_stamp() + text).encode()).hexdigest()[:32]
+
+
+def recall(key: str) -> ModuleType | None:
+    """The generated module built before from the inputs behind ``key``, if its file is still there.
+
+    Building a kernel (rewriting, ``cse``, printing) costs seconds of SymPy; its result is a
+    function of the inputs and of the generator's code only, so the module name is remembered.
+    """
+    entry = kernel_dir() / "memo" / key
+    if not entry.exists():
+        return None
+    name = entry.read_text().strip()
+    if not (kernel_dir() / f"{name}.py").exists():
+        return None
+    if name in sys.modules:
+        return sys.modules[name]
+    importlib.invalidate_caches()
+    return importlib.import_module(name)
+
+
+def remember(key: str, module: ModuleType) -> None:
+    """Record that ``key`` builds ``module``."""
+    folder = kernel_dir() / "memo"
+    folder.mkdir(exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+    with os.fdopen(fd, "w") as handle:
+        handle.write(module.__name__)
+    os.replace(tmp, folder / key)

@@ -3,8 +3,8 @@
 numba cannot cache a kernel that receives a jitted function as an argument or closure
 ("dynamic globals"), but it can cache one that calls a module global. So for each
 ``(rhs, events)`` pair the template's text, with ``from <module> import <rhs> as rhs`` in place
-of its placeholder, becomes a real generated module (:func:`numerics._modules.load_module`), whose kernels are then
-cached on disk across processes.
+of its placeholder, becomes a real generated module (:func:`numerics._modules.load_module`),
+whose kernels are then cached on disk across processes.
 
 The generated source carries a hash of the source files of ``rhs``, ``events`` and every
 jitted function they call by name (transitively): numba's cache keys on the generated file's
@@ -15,8 +15,9 @@ so any edit to them must produce a different generated file.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
+import importlib.machinery
 import inspect
+import os
 import sys
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
@@ -37,7 +38,7 @@ _KERNELS: dict[tuple[object, object], object] = {}
 
 @jit
 def no_events(t, y, params, event_times, event_states, out):
-    """The ``events`` of a vector field without events: writes nothing (``out`` has length 0)."""
+    """Write no event values: the ``events`` of a field without events (``out`` has length 0)."""
 
 
 def template_source() -> str:
@@ -94,10 +95,16 @@ def _import_line(fn: Dispatcher, alias: str) -> str | None:
     module = sys.modules.get(module_name)
     if module is None or getattr(module, name, None) is not fn or not getattr(module, "__file__", None):
         return None
-    try:
-        if importlib.util.find_spec(module_name) is None:
-            return None
-    except (ImportError, ValueError):
+    # Search sys.path (not sys.modules, where e.g. pytest's importlib mode registers test files that
+    # no path leads to): only a module found again from its name is importable by a new process.
+    parent = module_name.rpartition(".")[0]
+    search = getattr(sys.modules.get(parent), "__path__", None) if parent else None
+    if parent and search is None:
+        return None
+    spec = importlib.machinery.PathFinder.find_spec(module_name, search)
+    if spec is None or not spec.origin or not os.path.exists(spec.origin):
+        return None
+    if not os.path.samefile(spec.origin, module.__file__):
         return None
     return f"from {module_name} import {name} as {alias}"
 

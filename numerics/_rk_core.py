@@ -1,4 +1,4 @@
-"""Building blocks of the embedded Runge–Kutta kernels that do not call the vector field.
+"""Building blocks of the embedded Runge-Kutta kernels that do not call the vector field.
 
 They live in a real module of their own, so they are compiled and cached once for all vector
 fields; :mod:`numerics._dopri_template` (instantiated per field) calls them. Shapes: ``k`` is

@@ -56,7 +56,7 @@ import sympy as sp
 from sympy.codegen.rewriting import expm1_opt, log1p_opt, logaddexp_opt, optimize
 
 from derivations.errors import InvalidArgument, close_matches
-from numerics._modules import load_module
+from numerics._modules import load_module, memo_key, recall, remember
 from numerics.printer import STABLE_HELPERS, EventState, EventTime, Expm1Ratio, NumbaPrinter, check_supported
 
 __all__ = [
@@ -573,22 +573,27 @@ def grid_kernel(expr, args: Sequence[sp.Symbol], *, name: str, stable: dict | No
     The module holds the scalar kernel ``name`` and the loop ``name_grid(*arrays, out)``; the
     loop gives identical results for any number of numba threads (each point is independent).
     """
-    writer, args, names, n_out = _build_scalar(expr, args, name, stable, "grid kernel")
-    if n_out != 1:
-        msg = f"grid kernel {name!r} takes one expression, got {n_out}; build one per output"
-        raise InvalidArgument(msg)
-    params = [str(names[a]) for a in args]
-    writer.add(
-        "\n".join(
-            [
-                "@parallel_jit",
-                f"def {name}_grid({', '.join(params)}, out):",
-                "    for _i in prange(out.shape[0]):",
-                f"        out[_i] = {name}({', '.join(f'{p}[_i]' for p in params)})",
-            ]
+    key = memo_key("grid_kernel", name, expr, list(args), stable)
+    module = recall(key)
+    if module is None:
+        writer, args, names, n_out = _build_scalar(expr, args, name, stable, "grid kernel")
+        if n_out != 1:
+            msg = f"grid kernel {name!r} takes one expression, got {n_out}; build one per output"
+            raise InvalidArgument(msg)
+        params = [str(names[a]) for a in args]
+        writer.add(
+            "\n".join(
+                [
+                    "@parallel_jit",
+                    f"def {name}_grid({', '.join(params)}, out):",
+                    "    for _i in prange(out.shape[0]):",
+                    f"        out[_i] = {name}({', '.join(f'{p}[_i]' for p in params)})",
+                ]
+            )
         )
-    )
-    module = _load(name, writer)
+        module = _load(name, writer)
+        remember(key, module)
+    args = [sp.sympify(a) for a in args]
     scalar, loop = getattr(module, name), getattr(module, f"{name}_grid")
     scalar.compile(_scalar_signature(args, 1))
     loop.compile(f"void({', '.join(f'{_dtype_name(a)}[::1]' for a in args)}, float64[::1])")
@@ -702,6 +707,43 @@ def _event_dependencies(expr: sp.Expr, spec: EventSpec, names: list[str], states
     return sorted(deps, key=names.index)
 
 
+def _write_field(name, rhs, state, params, events, stable, time, event_names, state_names) -> ModuleType:
+    """Rewrite, check and print a vector field and its events into a generated module."""
+    allowed = set(state) | set(params) | ({time} if time is not None else set())
+    hint = "add them to state, params" + (
+        ", time" if time is not None else "; pass time= if it is the time variable"
+    )
+    rhs_exprs, matched = _prepare(rhs, stable, name, allowed, hint)
+    for i, e in enumerate(rhs_exprs):
+        if e.atoms(EventTime, EventState):
+            msg = f"vector field {name!r}: right-hand side {i} uses event placeholders; only events may"
+            raise InvalidArgument(msg)
+    ev_exprs, ev_matched = _prepare([e.expr for e in events], stable, f"{name}.events", allowed, hint)
+    _check_stable_matched(stable, matched | ev_matched, name)
+    deps = [
+        _event_dependencies(x, e, event_names, state_names) for x, e in zip(ev_exprs, events, strict=True)
+    ]
+
+    names = _assign_names([*state, *params], reserved={name})
+    if time is not None:
+        names[time] = sp.Symbol("t")
+    writer = _ModuleWriter(_field_header(name, rhs, state, params, events, stable))
+    unpack = [(names[s], f"y[{j}]") for j, s in enumerate(state)] + [
+        (names[q], f"params[{k}]") for k, q in enumerate(params)
+    ]
+    no_guards = [[] for _ in rhs_exprs]
+    writer.add(_field_function(writer, "rhs", "t, y, params, out", rhs_exprs, names, unpack, no_guards, {}))
+    if events:
+        guards = [[event_names.index(d) for d in dep] for dep in deps]
+        settings = {
+            "event_index": {n: k for k, n in enumerate(event_names)},
+            "state_index": {n: j for j, n in enumerate(state_names)},
+        }
+        signature = "t, y, params, event_times, event_states, out"
+        writer.add(_field_function(writer, "events", signature, ev_exprs, names, unpack, guards, settings))
+    return _load(name, writer)
+
+
 def vector_field(
     rhs: Sequence[sp.Expr],
     state: Sequence[sp.Symbol],
@@ -743,40 +785,13 @@ def vector_field(
     state, params, rhs, events = _check_field(name, rhs, state, params, events, time)
     event_names = [e.name for e in events]
     state_names = [s.name for s in state]
+    key = memo_key("vector_field", name, rhs, state, params,
+                   [(e.name, e.expr, e.direction, e.terminal) for e in events], stable, time)
+    module = recall(key)
+    if module is None:
+        module = _write_field(name, rhs, state, params, events, stable, time, event_names, state_names)
+        remember(key, module)
 
-    allowed = set(state) | set(params) | ({time} if time is not None else set())
-    hint = "add them to state, params" + (
-        ", time" if time is not None else "; pass time= if it is the time variable"
-    )
-    rhs_exprs, matched = _prepare(rhs, stable, name, allowed, hint)
-    for i, e in enumerate(rhs_exprs):
-        if e.atoms(EventTime, EventState):
-            msg = f"vector field {name!r}: right-hand side {i} uses event placeholders; only events may"
-            raise InvalidArgument(msg)
-    ev_exprs, ev_matched = _prepare([e.expr for e in events], stable, f"{name}.events", allowed, hint)
-    _check_stable_matched(stable, matched | ev_matched, name)
-    deps = [
-        _event_dependencies(x, e, event_names, state_names) for x, e in zip(ev_exprs, events, strict=True)
-    ]
-
-    names = _assign_names([*state, *params], reserved={name})
-    if time is not None:
-        names[time] = sp.Symbol("t")
-    writer = _ModuleWriter(_field_header(name, rhs, state, params, events, stable))
-    unpack = [(names[s], f"y[{j}]") for j, s in enumerate(state)] + [
-        (names[q], f"params[{k}]") for k, q in enumerate(params)
-    ]
-    no_guards = [[] for _ in rhs_exprs]
-    writer.add(_field_function(writer, "rhs", "t, y, params, out", rhs_exprs, names, unpack, no_guards, {}))
-    if events:
-        guards = [[event_names.index(d) for d in dep] for dep in deps]
-        settings = {
-            "event_index": {n: k for k, n in enumerate(event_names)},
-            "state_index": {n: j for j, n in enumerate(state_names)},
-        }
-        signature = "t, y, params, event_times, event_states, out"
-        writer.add(_field_function(writer, "events", signature, ev_exprs, names, unpack, guards, settings))
-    module = _load(name, writer)
     rhs_disp = module.rhs
     rhs_disp.compile("void(float64, float64[::1], float64[::1], float64[::1])")
     events_disp = None

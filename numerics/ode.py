@@ -1,32 +1,37 @@
-"""Adaptive Dormand–Prince 5(4) integration of :math:`y' = f(t, y; p)` in numba, with hitting times.
+r"""Adaptive Dormand-Prince 5(4) integration of :math:`y' = f(t, y; p)` in numba, with hitting times.
 
 The method is :data:`numerics.tableau.DOPRI5` (FSAL, local extrapolation, 4th-order dense
 output). A step is accepted when
 
-.. math:: \\lVert e \\rVert = \\Bigl(\\tfrac1n \\sum_i
-          \\bigl(\\tfrac{e_i}{\\mathrm{atol}_i + \\mathrm{rtol}\\,\\max(|y_i|, |y_{\\mathrm{new},i}|)}\\bigr)^2
-          \\Bigr)^{1/2} \\le 1,
+.. math:: \lVert e \rVert = \Bigl(\tfrac1n \sum_i
+          \bigl(\tfrac{e_i}{\mathrm{atol}_i + \mathrm{rtol}\,\max(|y_i|, |y_{\mathrm{new},i}|)}\bigr)^2
+          \Bigr)^{1/2} \le 1,
 
-with :math:`e = h \\sum_j (b_j - \\hat b_j) k_j`; the next step is
-:math:`h \\cdot \\min(10, \\max(0.2,\\, 0.9\\, \\lVert e\\rVert^{-(1/5 - 0.75\\beta)}
-\\lVert e_{\\mathrm{prev}}\\rVert^{\\beta}))`, :math:`\\beta = 0.04` (Hairer's PI controller), never
+with :math:`e = h \sum_j (b_j - \hat b_j) k_j`; the next step is
+:math:`h \cdot \min(10, \max(0.2,\, 0.9\, \lVert e\rVert^{-(1/5 - 0.75\beta)}
+\lVert e_{\mathrm{prev}}\rVert^{\beta}))`, :math:`\beta = 0.04` (Hairer's PI controller), never
 growing right after a rejection. The first step follows Hairer, Nørsett & Wanner, *Solving ODEs I*, II.4.
 
 Events (hitting times). Event :math:`k` fires at the first time its value :math:`g_k(t, y)` crosses
 zero in its direction: at an accepted point its value is strictly on the near side (:math:`g<0`
-for direction +1, :math:`g>0` for −1, either for 0) and at the next accepted point on zero or
+for direction +1, :math:`g>0` for -1, either for 0) and at the next accepted point on zero or
 beyond. The time is then located on the dense output by the Illinois method to a relative width of
 1e-13 in :math:`t`. Consequently a value already on the fired side at ``t0`` does not fire at
 ``t0``: it fires only after returning to the near side and crossing again. A NaN value means "not
 armed" and never crosses, which is what an event defined relative to an unfired event sees (its
 ``event_times``/``event_states`` entries are NaN). Only the first crossing is recorded, and a
 double crossing inside one step (a touch) goes unseen, as in every step-wise event detection.
+
+Compilation. The kernels call the field's ``rhs``/``events`` as module globals, so each field gets
+its own generated module (:mod:`numerics._ode_kernels`), compiled once and then cached on disk
+when the field's functions can be imported by name; a field defined in ``__main__`` or inside a
+function is compiled anew in each process.
 """
 
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass, field as _field
+from dataclasses import dataclass
 
 import numpy as np
 from numba.core.dispatcher import Dispatcher
@@ -44,7 +49,7 @@ STATUS = {
     4: "non-finite rhs or state",
 }
 
-_A, _B, _E, _C, _P = DOPRI5.arrays()
+_A, _, _E, _C, _P = DOPRI5.arrays()
 _SENTINEL = -7.377e301  # a value no sane right-hand side writes: detects unwritten outputs
 
 
@@ -95,7 +100,7 @@ class VectorField:
         for name in ("rhs", "events"):
             value = getattr(self, name)
             if not (isinstance(value, Dispatcher) or (name == "events" and value is None)):
-                msg = f"field.{name}={_show(value)} is not a numba njit function; decorate it with numerics._jit.jit"
+                msg = f"field.{name}={_show(value)} is not a numba njit function; decorate it with _jit.jit"
                 raise InvalidArgument(msg)
         if not _is_int(self.n_state) or self.n_state < 1:
             msg = f"field.n_state={self.n_state!r} must be a positive integer (the dimension of y)"
@@ -156,7 +161,12 @@ class Tolerance:
             )
             raise InvalidArgument(msg)
         atol = np.asarray(self.atol)
-        if atol.ndim > 1 or atol.size == 0 or not np.issubdtype(atol.dtype, np.number) or np.iscomplexobj(atol):
+        if (
+            atol.ndim > 1
+            or atol.size == 0
+            or not np.issubdtype(atol.dtype, np.number)
+            or np.iscomplexobj(atol)
+        ):
             msg = f"tol.atol={_show(self.atol)} must be a positive number or a 1-D array of them"
             raise InvalidArgument(msg)
         if not np.all(np.isfinite(atol)) or not np.all(atol > 0):
@@ -218,7 +228,7 @@ class BatchSolution:
     n_rejected: np.ndarray
     n_rhs: np.ndarray
     t: np.ndarray | None = None  # save_at
-    y: np.ndarray | None = _field(default=None)  # (n, len(save_at), n_state)
+    y: np.ndarray | None = None  # (n, len(save_at), n_state)
 
     @property
     def ok(self) -> np.ndarray:
@@ -239,8 +249,11 @@ def _real_array(name: str, value: object, ndim: int) -> np.ndarray:
     except (TypeError, ValueError) as exc:
         msg = f"{name}={_show(value)} is not an array of real numbers"
         raise InvalidArgument(msg) from exc
-    if arr.ndim != ndim or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
-        msg = f"{name}={_show(value)} must be a {ndim}-D array of real numbers (got shape {arr.shape}, dtype {arr.dtype})"
+    if arr.ndim != ndim or not (
+        np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
+    ):
+        got = f"shape {arr.shape}, dtype {arr.dtype}"
+        msg = f"{name}={_show(value)} must be a {ndim}-D array of real numbers (got {got})"
         raise InvalidArgument(msg)
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     if not np.all(np.isfinite(arr)):
@@ -266,12 +279,14 @@ def _check_common(field, t_span, tol, save_at, first_step, max_steps):
         save = np.empty(0)
     else:
         save = _real_array("save_at", np.atleast_1d(save_at), 1)
-        if np.any(np.diff(save) < 0) or save.size and (save[0] < t0 or save[-1] > t1):
+        if np.any(np.diff(save) < 0) or (save.size and (save[0] < t0 or save[-1] > t1)):
             msg = f"save_at={_show(save)} must be sorted and lie within t_span=({t0}, {t1})"
             raise InvalidArgument(msg)
     if first_step is None:
         h0 = 0.0
-    elif isinstance(first_step, numbers.Real) and not isinstance(first_step, bool) and 0 < first_step < np.inf:
+    elif (
+        isinstance(first_step, numbers.Real) and not isinstance(first_step, bool) and 0 < first_step < np.inf
+    ):
         h0 = float(first_step)
     else:
         msg = f"first_step={_show(first_step)} must be None (automatic) or a finite number > 0"
@@ -289,15 +304,18 @@ def _check_contract(field: VectorField, t0: float, y0: np.ndarray, params: np.nd
     with its functions would otherwise read or write past an array silently.
     """
     n, q = field.n_state, len(field.event_names)
-    out = np.full(n, _SENTINEL)
-    field.rhs(t0, y0, params, out)
-    if np.any(out == _SENTINEL):
-        missing = np.flatnonzero(out == _SENTINEL).tolist()
-        msg = f"field.rhs left out{missing} unwritten: it must write all n_state={n} derivatives"
+    # Outputs are views of one-longer buffers, so a write past their end lands where we can see it.
+    buffer = np.full(n + 1, _SENTINEL)
+    field.rhs(t0, y0, params, buffer[:n])
+    if np.any(buffer[:n] == _SENTINEL) or buffer[n] != _SENTINEL:
+        msg = (
+            f"field.rhs does not write exactly n_state={n} derivatives (wrote "
+            f"{np.flatnonzero(buffer != _SENTINEL).tolist()}); make n_state match the field"
+        )
         raise InvalidArgument(msg)
     if q:
         g = np.full(q + 1, _SENTINEL)
-        field.events(t0, y0, params, np.full(q, np.nan), np.full((q, n), np.nan), g)
+        field.events(t0, y0, params, np.full(q, np.nan), np.full((q, n), np.nan), g[:q])
         if g[q] != _SENTINEL or np.any(g[:q] == _SENTINEL):
             msg = (
                 f"field.events does not write exactly len(event_names)={q} values; "
@@ -355,7 +373,7 @@ def integrate(field, y0, t_span, params, *, tol, save_at=None, first_step=None, 
     save_at : 1-D array_like, optional
         Sorted times in ``[t0, t1]`` at which to report the state (dense output, not step points).
     first_step : float, optional
-        Initial step; by default chosen by the Hairer–Nørsett–Wanner heuristic.
+        Initial step; by default chosen by the Hairer-Nørsett-Wanner heuristic.
     max_steps : int
         Limit on attempted (accepted + rejected) steps.
 
@@ -371,7 +389,9 @@ def integrate(field, y0, t_span, params, *, tol, save_at=None, first_step=None, 
         When ``max_steps`` is exhausted, the step size underflows (blow-up, stiffness) or the
         right-hand side turns non-finite; the message names the time and the state.
     """
-    t0, t1, rtol, atol, save, h0, max_steps = _check_common(field, t_span, tol, save_at, first_step, max_steps)
+    t0, t1, rtol, atol, save, h0, max_steps = _check_common(
+        field, t_span, tol, save_at, first_step, max_steps
+    )
     n = field.n_state
     y0 = _real_array("y0", y0, 1)
     if y0.size != n:
@@ -435,7 +455,9 @@ def integrate_batch(
     -------
     BatchSolution
     """
-    t0, t1, rtol, atol, save, h0, max_steps = _check_common(field, t_span, tol, save_at, first_step, max_steps)
+    t0, t1, rtol, atol, save, h0, max_steps = _check_common(
+        field, t_span, tol, save_at, first_step, max_steps
+    )
     if on_error not in ("raise", "record"):
         msg = f"on_error={on_error!r} must be 'raise' or 'record'"
         raise InvalidArgument(msg)

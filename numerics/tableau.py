@@ -1,9 +1,9 @@
-"""Butcher tableaux of embedded explicit Runge–Kutta pairs, as exact data checked when built.
+r"""Butcher tableaux of embedded explicit Runge-Kutta pairs, as exact data checked when built.
 
-A tableau with stages :math:`k_i = f(t + c_i h,\\; y + h \\sum_{j<i} a_{ij} k_j)` advances
-:math:`y_1 = y + h \\sum_j b_j k_j` and estimates the local error by
-:math:`h \\sum_j (b_j - \\hat b_j) k_j`. Its dense output is
-:math:`y(t + \\theta h) = y + h \\sum_j k_j \\sum_m P_{jm} \\theta^{m+1}`, :math:`0 \\le \\theta \\le 1`.
+A tableau with stages :math:`k_i = f(t + c_i h,\; y + h \sum_{j<i} a_{ij} k_j)` advances
+:math:`y_1 = y + h \sum_j b_j k_j` and estimates the local error by
+:math:`h \sum_j (b_j - \hat b_j) k_j`. Its dense output is
+:math:`y(t + \theta h) = y + h \sum_j k_j \sum_m P_{jm} \theta^{m+1}`, :math:`0 \le \theta \le 1`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def _fractions(values) -> Row:
 
 @dataclass(frozen=True)
 class ButcherTableau:
-    """An embedded explicit Runge–Kutta pair with FSAL and a polynomial dense output.
+    r"""An embedded explicit Runge-Kutta pair with FSAL and a polynomial dense output.
 
     Parameters
     ----------
@@ -33,17 +33,17 @@ class ButcherTableau:
     c, b, b_hat : sequence of rationals, length ``s``
         Nodes, weights of the propagated solution, weights of the embedded solution.
     a : sequence of ``s`` rows of rationals
-        Row ``i`` holds :math:`a_{i0}, \\dots, a_{i,i-1}` (explicit: strictly lower triangular).
+        Row ``i`` holds :math:`a_{i0}, \dots, a_{i,i-1}` (explicit: strictly lower triangular).
     dense : sequence of ``s`` rows of rationals
-        :math:`P_{jm}`, so that :math:`b_j(\\theta) = \\sum_m P_{jm} \\theta^{m+1}`.
+        :math:`P_{jm}`, so that :math:`b_j(\theta) = \sum_m P_{jm} \theta^{m+1}`.
     order, error_order : int
-        Orders of :math:`b` and :math:`\\hat b`; the step-size controller uses ``error_order``.
+        Orders of :math:`b` and :math:`\hat b`; the step-size controller uses ``error_order``.
 
     Raises
     ------
     InvalidArgument
-        Unless, exactly in rational arithmetic, :math:`\\sum_j a_{ij} = c_i`,
-        :math:`\\sum_j b_j = \\sum_j \\hat b_j = 1`, the last stage is FSAL
+        Unless, exactly in rational arithmetic, :math:`\sum_j a_{ij} = c_i`,
+        :math:`\sum_j b_j = \sum_j \hat b_j = 1`, the last stage is FSAL
         (:math:`c_s = 1`, :math:`a_{sj} = b_j`), and :math:`b_j(1) = b_j`.
     """
 

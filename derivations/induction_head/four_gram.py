@@ -152,36 +152,38 @@ def item_ratios() -> Item:
     return Item("ih.cf.ratios", "[W] C.3.1 Part I", "[F] C.1 Part I", "ratios of M and m", formulas)
 
 
-def xi_read_off() -> dict[str, sp.Expr]:
-    """ξ_i 'as read off' (definition (a) of ih.cf.xi): the printed middle forms rewritten as 1 + ξ_i."""
-    nn = n
-    return {
-        "xi1": -(nn) * u ** (L - 3) + (L - 3) * u ** (L - 2),
-        "xi2": -(u ** (L - 2)),
-        "xi3": -(u ** (L - 2)),
-        "xi4": -(nn) * u ** (2 * (L - 3)) + (L - 3) * u ** (2 * (L - 2)),
-        "xi5": -(nn) * u ** (L - 3) + (L - 3) * u ** (L - 2),
+def _M_u(uu: sp.Expr, length: sp.Expr = L) -> sp.Expr:
+    return (1 - uu ** (length - 2)) / (1 - uu)
+
+
+def _m_u(uu: sp.Expr, length: sp.Expr = L) -> sp.Expr:
+    return (uu - (length - 2) * uu ** (length - 2) + (length - 3) * uu ** (length - 1)) / (1 - uu) ** 2
+
+
+def xi_definitions(length: sp.Expr = L) -> dict[str, dict[str, sp.Expr]]:
+    """ξ₁…ξ₅ in u = e^{-p} under both definitions of ih.cf.xi.
+
+    ``read_off`` (a): the printed middle form of each ih.cf.ratios display rewritten as the
+    right-most form. ``implied`` (b): the ξ_i that make the right-most forms exact, with ξ₂ and
+    ξ₅ kept as read off (each display fixes only the ratio (1+ξ₁)/(1+ξ₂), resp. (1+ξ₄)/(1+ξ₅)).
+    """
+    n_ = length - 2
+    read = {
+        "xi1": -n_ * u ** (length - 3) + (length - 3) * u ** (length - 2),
+        "xi2": -(u ** (length - 2)),
+        "xi3": -(u ** (length - 2)),
+        "xi4": -n_ * u ** (2 * (length - 3)) + (length - 3) * u ** (2 * (length - 2)),
+        "xi5": -n_ * u ** (length - 3) + (length - 3) * u ** (length - 2),
     }
-
-
-def xi_implied() -> dict[str, sp.Expr]:
-    """ξ_i 'as implied' (definition (b)): what makes each printed right-most form exact, in u = e^{-p}."""
-    M_u = (1 - u ** (L - 2)) / (1 - u)
-    m_u = (u - (L - 2) * u ** (L - 2) + (L - 3) * u ** (L - 1)) / (1 - u) ** 2
-    M2_u = (1 - u ** (2 * (L - 2))) / (1 - u**2)
-    m2_u = (u**2 - (L - 2) * u ** (2 * (L - 2)) + (L - 3) * u ** (2 * (L - 1))) / (1 - u**2) ** 2
-    read = xi_read_off()
-    return {
-        # m/M² = u(1+ξ1)/(1+ξ2): keep ξ2 as read off, solve for ξ1
-        "xi1": m_u / M_u**2 * (1 + read["xi2"]) / u - 1,
+    M1, m1, m2 = _M_u(u, length), _m_u(u, length), _m_u(u**2, length)
+    implied = {
+        "xi1": m1 / M1**2 * (1 + read["xi2"]) / u - 1,
         "xi2": read["xi2"],
-        # 1/M = (1+ξ3)/(1-u)
-        "xi3": (1 - u) / M_u - 1,
-        # m(2p)/m(p) = u(1+ξ4)/((1+u)²(1+ξ5)): keep ξ5 as read off, solve for ξ4
-        "xi4": m2_u / m_u * (1 + u) ** 2 * (1 + read["xi5"]) / u - 1,
+        "xi3": (1 - u) / M1 - 1,
+        "xi4": m2 / m1 * (1 + u) ** 2 * (1 + read["xi5"]) / u - 1,
         "xi5": read["xi5"],
-        "M2_over_M": M2_u / M_u,
     }
+    return {"read_off": read, "implied": implied}
 
 
 def item_L_G4() -> Item:
@@ -231,7 +233,7 @@ def _xi_flow_forms(dom, dp_der, dg_der) -> list[Formula]:
     """The Part I and Part II flow displays with ξ_i substituted, under both ξ definitions."""
     e_p = sp.exp(-p)
     out = []
-    for name, xi in (("read_off", xi_read_off()), ("implied", xi_implied())):
+    for name, xi in xi_definitions().items():
         x = {key: val.subs(u, e_p) for key, val in xi.items()}
         ratio_M = (1 + sp.exp(-p * (L - 2))) / (1 + e_p)
         # Part I dp/dt as printed uses ξ3 inside the m(2p)/m(p) term, where the ratio display has ξ4

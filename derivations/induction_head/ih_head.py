@@ -191,14 +191,14 @@ def w_circ_derived() -> sp.Expr:
     return sp.sqrt(smaller.subs(vstar, wstar**2))
 
 
-def r_of_w(w_: sp.Expr) -> sp.Expr:
+def r_of_w(w_: sp.Expr, wstar_: sp.Expr = wstar) -> sp.Expr:
     """r(w) as printed: (1-4w⁴)^{1/2}/(1-(w²+w*²)²)^{1/2}."""
-    return sp.sqrt(1 - 4 * w_**4) / sp.sqrt(1 - (w_**2 + wstar**2) ** 2)
+    return sp.sqrt(1 - 4 * w_**4) / sp.sqrt(1 - (w_**2 + wstar_**2) ** 2)
 
 
-def R_of_wstar() -> sp.Expr:
+def R_of_wstar(wstar_: sp.Expr = wstar) -> sp.Expr:
     """R(w*) := r(w°(w*)) with w° of Eq. (11)."""
-    return r_of_w(w_circ_printed())
+    return r_of_w(w_circ_printed(wstar_), wstar_)
 
 
 def item_w_circ() -> Item:

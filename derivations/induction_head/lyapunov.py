@@ -17,6 +17,10 @@ import sympy as sp
 
 from derivations.core import Formula, Item, RegionInequality
 from derivations.domain import Constraint, Domain, Interval
+from derivations.induction_head.four_gram import xi_definitions
+from derivations.induction_head.ih_head import R_of_wstar as R_of
+from derivations.induction_head.ih_head import r_of_w as r_of
+from derivations.induction_head.ih_head import w_circ_printed as w_circ
 from derivations.induction_head.symbols import (
     ALPHA,
     INV_SQRT2,
@@ -62,21 +66,6 @@ def C(arg: sp.Expr) -> sp.Expr:
 # ---------------------------------------------------------------------------------------------
 # ih.cf.C_properties
 # ---------------------------------------------------------------------------------------------
-
-
-def w_circ(ws: sp.Expr = wstar) -> sp.Expr:
-    """w° of Eq. (11) as printed."""
-    return sp.sqrt((3 - 4 * ws**4 - sp.sqrt((4 * ws**4 - 3) ** 2 - 16 * ws**4)) / (8 * ws**2))
-
-
-def r_of(w_: sp.Expr, ws: sp.Expr = wstar) -> sp.Expr:
-    """r(w) = (1 - 4w⁴)^{1/2}/(1 - (w² + w*²)²)^{1/2} (C.3.2 Part II)."""
-    return sp.sqrt(1 - 4 * w_**4) / sp.sqrt(1 - (w_**2 + ws**2) ** 2)
-
-
-def R_of(ws: sp.Expr = wstar) -> sp.Expr:
-    """R(w*) := r(w°(w*))."""
-    return r_of(w_circ(ws), ws)
 
 
 #: the two readings of the undefined γ(w*) in the derivation of Eq. (17) (flag eq17_gamma)
@@ -240,40 +229,6 @@ def _eq17_chain(reading: str, gamma: sp.Expr) -> list[RegionInequality]:
 # ---------------------------------------------------------------------------------------------
 # ih.cf.lyapunov_uv
 # ---------------------------------------------------------------------------------------------
-
-
-def _M_u(uu: sp.Expr, length: sp.Expr = L) -> sp.Expr:
-    return (1 - uu ** (length - 2)) / (1 - uu)
-
-
-def _m_u(uu: sp.Expr, length: sp.Expr = L) -> sp.Expr:
-    return (uu - (length - 2) * uu ** (length - 2) + (length - 3) * uu ** (length - 1)) / (1 - uu) ** 2
-
-
-def xi_definitions(length: sp.Expr = L) -> dict[str, dict[str, sp.Expr]]:
-    """ξ₁…ξ₅ in u = e^{-p} under both definitions of ih.cf.xi.
-
-    ``read_off`` (a): the printed middle form of each ih.cf.ratios display rewritten as the
-    right-most form. ``implied`` (b): the ξ_i that make the right-most forms exact, with ξ₂ and
-    ξ₅ kept as read off (each display fixes only the ratio (1+ξ₁)/(1+ξ₂), resp. (1+ξ₄)/(1+ξ₅)).
-    """
-    n_ = length - 2
-    read = {
-        "xi1": -n_ * u ** (length - 3) + (length - 3) * u ** (length - 2),
-        "xi2": -(u ** (length - 2)),
-        "xi3": -(u ** (length - 2)),
-        "xi4": -n_ * u ** (2 * (length - 3)) + (length - 3) * u ** (2 * (length - 2)),
-        "xi5": -n_ * u ** (length - 3) + (length - 3) * u ** (length - 2),
-    }
-    M1, m1, m2 = _M_u(u, length), _m_u(u, length), _m_u(u**2, length)
-    implied = {
-        "xi1": m1 / M1**2 * (1 + read["xi2"]) / u - 1,
-        "xi2": read["xi2"],
-        "xi3": (1 - u) / M1 - 1,
-        "xi4": m2 / m1 * (1 + u) ** 2 * (1 + read["xi5"]) / u - 1,
-        "xi5": read["xi5"],
-    }
-    return {"read_off": read, "implied": implied}
 
 
 def uv_flow_derived(length: sp.Expr = L, alpha_: sp.Expr = alpha) -> tuple[sp.Expr, sp.Expr]:

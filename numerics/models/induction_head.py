@@ -196,7 +196,7 @@ def stage2_flow(flow: str = "paper", head1_range: str = "canonical", ih_model_ra
     dh = -sp.diff(loss_ih, S.h)
     dw = reduced_velocity(loss_ih.subs(S.w, sp.sqrt(P)), P, S.w, flow)
     on_log = {S.w: sp.exp(lw)}
-    rhs = [dp, dg, dh.subs(on_log), sp.simplify(dw / S.w).subs(on_log)]
+    rhs = [dp, dg, dh.subs(on_log), (dw / S.w).subs(on_log)]
     ih_loss = loss_ih.subs(on_log)
     h_o, lw_o = event_state("T_o", S.h), event_state("T_o", lw)
     ih_loss_at_o = loss_ih.subs({S.h: h_o, S.w: sp.exp(lw_o)})

@@ -1,6 +1,7 @@
-"""Vector fields used by the tests of :mod:`numerics.ode`, in an importable module so that their
-integrator kernels are cached on disk like those of real models.
+"""Vector fields for the tests of :mod:`numerics.ode`.
 
+They sit in an importable module so that their integrator kernels are cached on disk like those
+of real models.
 Few fields with parameters, rather than one per test, because each field costs a compilation.
 """
 
@@ -41,8 +42,10 @@ def first_component(t, y, p, event_times, event_states, out):
 
 @jit
 def pulled_oscillator(t, y, p, out):
-    """Five-dimensional smooth nonlinear field: a van der Pol limit cycle (mu = p0) driving three
-    relaxing components; used for timing long integrations."""
+    """Five-dimensional smooth nonlinear field, used for timing long integrations.
+
+    A van der Pol limit cycle (mu = p0) drives three relaxing components.
+    """
     out[0] = y[1]
     out[1] = p[0] * (1.0 - y[0] * y[0]) * y[1] - y[0]
     out[2] = y[0] - y[2]

@@ -1,6 +1,7 @@
-"""Tests of numerics.ode: Dormand–Prince 5(4) with dense output, events and batch integration."""
+"""Tests of numerics.ode: Dormand-Prince 5(4) with dense output, events and batch integration."""
 
 import importlib
+import importlib.util
 import math
 import re
 import subprocess
@@ -95,7 +96,9 @@ def test_exponential_decay_converges_at_fifth_order():
 def test_logistic_solution_and_half_time():
     r, K, y0 = 1.5, 2.0, 0.1
     ts = np.linspace(0.0, 8.0, 33)
-    sol = integrate(LOGISTIC, [y0], (0.0, 8.0), [r, -r / K, K / 2, 0.5], tol=Tolerance(1e-10, 1e-12), save_at=ts)
+    sol = integrate(
+        LOGISTIC, [y0], (0.0, 8.0), [r, -r / K, K / 2, 0.5], tol=Tolerance(1e-10, 1e-12), save_at=ts
+    )
     np.testing.assert_allclose(sol.y[:, 0], logistic(ts, r, K, y0), rtol=2e-9)
     t_half = math.log((K - y0) / y0) / r
     assert abs(sol.event_times["half"] / t_half - 1.0) < 1e-9
@@ -115,7 +118,7 @@ def test_oscillator_energy_and_dense_output_over_ten_periods(rtol):
 
 @pytest.mark.parametrize("phase", [0.0, 1.0, 2.5, 4.0, 6.0])
 def test_upward_zero_crossing_of_x(phase):
-    """x = cos(t + phase) first crosses 0 upwards at t = 3 pi/2 - phase (mod 2 pi)."""
+    """X = cos(t + phase) first crosses 0 upwards at t = 3 pi/2 - phase (mod 2 pi)."""
     y0 = [math.cos(phase), -math.sin(phase)]
     sol = integrate(PLANE, y0, (0.0, 10.0), OSCILLATOR, tol=Tolerance(1e-11, 1e-13))
     expected = (1.5 * math.pi - phase) % (2 * math.pi)
@@ -127,7 +130,7 @@ def test_upward_zero_crossing_of_x(phase):
 
 
 def test_event_relative_to_an_earlier_event():
-    """y' = -y: 'level' at y = 0.8, then 'relative' when y <= 0.5 * y(T_level), i.e. ln 2 later."""
+    """Y' = -y: 'level' at y = 0.8, then 'relative' when y <= 0.5 * y(T_level), i.e. ln 2 later."""
     sol = integrate(LEVEL, [1.0], (0.0, 5.0), [-1.0, 0.0, 0.8, 0.5], tol=Tolerance(1e-11, 1e-14))
     t_level = math.log(1 / 0.8)
     assert abs(sol.event_times["level"] - t_level) < 1e-9
@@ -136,7 +139,7 @@ def test_event_relative_to_an_earlier_event():
 
 
 def test_event_armed_on_its_fired_side_does_not_fire():
-    """y <= 1.1 * y(T_level) holds already when 'level' fires: no crossing, so no hitting time."""
+    """Y <= 1.1 * y(T_level) holds already when 'level' fires: no crossing, so no hitting time."""
     sol = integrate(LEVEL, [1.0], (0.0, 5.0), [-1.0, 0.0, 0.8, 1.1], tol=Tolerance(1e-10, 1e-13))
     assert not math.isnan(sol.event_times["level"])
     assert math.isnan(sol.event_times["relative"])
@@ -146,8 +149,9 @@ def test_terminal_event_stops_integration():
     r, K, y0 = 1.5, 2.0, 0.1
     t_half = math.log((K - y0) / y0) / r
     ts = np.linspace(0.0, 8.0, 17)
-    sol = integrate(LOGISTIC_STOP, [y0], (0.0, 8.0), [r, -r / K, K / 2, 0.5], tol=Tolerance(1e-10, 1e-12),
-                    save_at=ts)
+    sol = integrate(
+        LOGISTIC_STOP, [y0], (0.0, 8.0), [r, -r / K, K / 2, 0.5], tol=Tolerance(1e-10, 1e-12), save_at=ts
+    )
     assert sol.status == "terminated by event half"
     assert abs(sol.t_final / t_half - 1.0) < 1e-9
     assert abs(sol.y_final[0] - K / 2) < 1e-9
@@ -169,10 +173,14 @@ def test_batch_is_bit_identical_to_single_runs_at_any_thread_count():
     y0s, params = _batch_inputs()
     ts = np.linspace(0.0, 6.0, 13)
     tol = Tolerance(1e-9, 1e-12)
-    singles = [integrate(LOGISTIC_STOP, y0, (0.0, 6.0), p, tol=tol, save_at=ts) for y0, p in zip(y0s, params)]
+    singles = [
+        integrate(LOGISTIC_STOP, y0, (0.0, 6.0), p, tol=tol, save_at=ts)
+        for y0, p in zip(y0s, params, strict=True)
+    ]
     before = numba.get_num_threads()
     try:
-        for threads in (1, 2):
+        # NUMBA_NUM_THREADS caps set_num_threads; it is the CPU count unless set.
+        for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
             numba.set_num_threads(threads)
             batch = integrate_batch(LOGISTIC_STOP, y0s, params, (0.0, 6.0), tol=tol, save_at=ts)
             for i, one in enumerate(singles):
@@ -183,7 +191,10 @@ def test_batch_is_bit_identical_to_single_runs_at_any_thread_count():
                 assert batch.y[i, : len(one.t)].tobytes() == one.y.tobytes()
                 assert np.isnan(batch.y[i, len(one.t) :]).all()
                 assert (batch.n_steps[i], batch.n_rejected[i], batch.n_rhs[i]) == (
-                    one.n_steps, one.n_rejected, one.n_rhs)
+                    one.n_steps,
+                    one.n_rejected,
+                    one.n_rhs,
+                )
                 assert batch.status[i] == (1 if one.status.startswith("terminated") else 0)
     finally:
         numba.set_num_threads(before)
@@ -212,19 +223,34 @@ GOOD = {"field": SCALAR, "y0": [1.0], "t_span": (0.0, 1.0), "params": [-1.0, 0.0
 
 def _call(**changes):
     kwargs = {**GOOD, **changes}
-    return integrate(kwargs.pop("field"), kwargs.pop("y0"), kwargs.pop("t_span"), kwargs.pop("params"), **kwargs)
+    return integrate(
+        kwargs.pop("field"), kwargs.pop("y0"), kwargs.pop("t_span"), kwargs.pop("params"), **kwargs
+    )
 
 
 def _batch(**changes):
-    kwargs = {"field": SCALAR, "y0s": [[1.0]], "params": [[-1.0, 0.0]], "t_span": (0.0, 1.0), "tol": TOL,
-              **changes}
-    return integrate_batch(kwargs.pop("field"), kwargs.pop("y0s"), kwargs.pop("params"), kwargs.pop("t_span"),
-                           **kwargs)
+    kwargs = {
+        "field": SCALAR,
+        "y0s": [[1.0]],
+        "params": [[-1.0, 0.0]],
+        "t_span": (0.0, 1.0),
+        "tol": TOL,
+        **changes,
+    }
+    return integrate_batch(
+        kwargs.pop("field"), kwargs.pop("y0s"), kwargs.pop("params"), kwargs.pop("t_span"), **kwargs
+    )
 
 
 @jit
 def _writes_nothing(t, y, p, out):
     pass
+
+
+@jit
+def _writes_two(t, y, p, out):
+    out[0] = 0.0
+    out[1] = 0.0
 
 
 INVALID = {
@@ -254,13 +280,21 @@ INVALID = {
     "field.n_state": lambda: VectorField(_fields.riccati, 0),
     "field.rhs": lambda: VectorField(lambda t, y, p, out: None, 1),
     "field.rhs ": lambda: integrate(VectorField(_writes_nothing, 1), [1.0], (0, 1), [], tol=TOL),
+    "field.rhs  ": lambda: integrate(VectorField(_writes_two, 1), [1.0], (0, 1), [], tol=TOL),
     "field.event_names": lambda: VectorField(_fields.riccati, 1, _fields.level_events),
     "field.event_names ": lambda: VectorField(_fields.riccati, 1, _fields.level_events, ("a", "a")),
-    "field.event_directions": lambda: VectorField(_fields.riccati, 1, _fields.level_events, ("a", "b"), (2, 0)),
+    "field.event_directions": lambda: VectorField(
+        _fields.riccati, 1, _fields.level_events, ("a", "b"), (2, 0)
+    ),
     "field.terminal": lambda: VectorField(_fields.riccati, 1, _fields.level_events, ("a", "b"), (), (True,)),
     "field.state_names": lambda: VectorField(_fields.riccati, 1, state_names=("x", "v")),
-    "field.events": lambda: integrate(VectorField(_fields.riccati, 1, _fields.level_events, ("a",)),
-                                      [1.0], (0, 1), [-1.0, 0.0, 0.5, 0.5], tol=TOL),
+    "field.events": lambda: integrate(
+        VectorField(_fields.riccati, 1, _fields.level_events, ("a",)),
+        [1.0],
+        (0, 1),
+        [-1.0, 0.0, 0.5, 0.5],
+        tol=TOL,
+    ),
 }
 
 
@@ -272,13 +306,18 @@ def test_invalid_arguments_name_the_parameter(name):
 
 
 def test_blow_up_raises_numerical_trouble_naming_the_time():
-    """y' = y^2, y(0) = 1 has y = 1/(1 - t): no solution beyond t = 1."""
+    """Y' = y^2, y(0) = 1 has y = 1/(1 - t): no solution beyond t = 1."""
     with pytest.raises(NumericalTrouble, match="step size underflow at t=") as info:
         integrate(LEVEL, [1.0], (0.0, 2.0), [0.0, 1.0, *NEVER], tol=Tolerance(1e-8, 1e-10))
     # The numerical solution reaches its singularity within the tolerance of t = 1, on either side.
     t = float(re.search(r"at t=([0-9.e+-]+)", str(info.value)).group(1))
     assert abs(t - 1.0) < 1e-6
     assert "y[0]=" in str(info.value)
+
+
+def test_overflowing_rhs_raises_numerical_trouble():
+    with pytest.raises(NumericalTrouble, match=r"non-finite rhs or state near t=0 "):
+        integrate(LEVEL, [1e200], (0.0, 1.0), [0.0, 1.0, *NEVER], tol=TOL)
 
 
 def test_max_steps_raises_naming_the_state():
@@ -316,6 +355,7 @@ def test_linear_systems_match_the_matrix_exponential(A, y0):
 
 def test_kernels_of_importable_fields_are_cached_across_processes():
     assert is_cached(kernels(_fields.riccati, _fields.level_events))
+    integrate(LEVEL, [1.0], (0.0, 1.0), [-1.0, 0.0, *NEVER], tol=TOL)  # compiled and saved by now
     script = textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {str(HERE)!r})
@@ -328,18 +368,18 @@ def test_kernels_of_importable_fields_are_cached_across_processes():
         print(sum(stats.cache_hits.values()), sum(stats.cache_misses.values()), sol.y_final[0])
     """)
     root = str(Path(__file__).parents[2])
-    # The first run compiles if no earlier test did; the second must load everything from disk.
-    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=root, check=True)
-            for _ in range(2)]
-    hits, misses, y = runs[-1].stdout.split()
-    assert (int(hits), int(misses)) == (1, 0), runs[-1].stderr
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=root, check=True)
+    hits, misses, y = run.stdout.split()
+    assert (int(hits), int(misses)) == (1, 0), run.stderr
     assert abs(float(y) - math.exp(-1)) < 1e-7
 
 
 def test_changed_rhs_source_changes_the_generated_module(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     module = tmp_path / "ode_field_under_edit.py"
-    text = "from numerics._jit import jit\nRATE = {}\n\n@jit\ndef f(t, y, p, out):\n    out[0] = -RATE * y[0]\n"
+    text = (
+        "from numerics._jit import jit\nRATE = {}\n\n@jit\ndef f(t, y, p, out):\n    out[0] = -RATE * y[0]\n"
+    )
     module.write_text(text.format(1.0))
     importlib.invalidate_caches()
     first = _generated_source(importlib.import_module("ode_field_under_edit").f, None)
@@ -347,6 +387,22 @@ def test_changed_rhs_source_changes_the_generated_module(tmp_path, monkeypatch):
     second = _generated_source(importlib.reload(sys.modules["ode_field_under_edit"]).f, None)
     assert first is not None and second is not None and first != second
     assert "from ode_field_under_edit import f as rhs" in second
+
+
+def test_module_that_no_path_leads_to_is_not_cached(tmp_path, monkeypatch):
+    """A module loaded from outside sys.path (as by pytest's importlib mode) gets no cached kernels.
+
+    A new process could not import it by name, so the generated module could not either.
+    """
+    path = tmp_path / "stray_field.py"
+    path.write_text("from numerics._jit import jit\n\n@jit\ndef f(t, y, p, out):\n    out[0] = -y[0]\n")
+    spec = importlib.util.spec_from_file_location("stray_field", path)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "stray_field", module)
+    spec.loader.exec_module(module)
+    assert _generated_source(module.f, None) is None
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert _generated_source(module.f, None) is not None
 
 
 def test_field_defined_in_a_function_falls_back_to_uncached_kernels():
