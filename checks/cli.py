@@ -147,7 +147,8 @@ def command_run(args: argparse.Namespace, console: Console) -> int:
                 results[job[0]] = run_claim(*job)
                 progress.advance(task)
         else:
-            context = multiprocessing.get_context("forkserver")
+            # fork: workers inherit the imported SymPy, numba and derivations instead of re-importing them
+            context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
             with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
                 costs = {c.id: c.cost for c in claims}
                 ordered = sorted(jobs, key=lambda job: -costs[job[0]])  # longest first balances the workers

@@ -149,7 +149,7 @@ def decide(item: Item, differing: list[str], failing: list[str], mc_disagree: li
 def monte_carlo_summary(records: list[dict[str, Any]]) -> str:
     """One clause: how many Monte-Carlo points agree (within 4 SE) with the derivation and with the print."""
     derived = sum(bool(r["agrees_with_derived"]) for r in records)
-    with_printed = [r for r in records if "agrees_with_printed" in r]
+    with_printed = [r for r in records if "agrees_with_printed" in r and "z_printed" in r]
     printed = sum(bool(r["agrees_with_printed"]) for r in with_printed)
     text = f"Monte-Carlo agrees with the derivation at {derived}/{len(records)} points"
     if with_printed and printed < len(with_printed):
