@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from derivations.domain import Domain
-from derivations.errors import InternalError, InvalidArgument
+from derivations.errors import InternalError, InvalidArgument, NumericalTrouble
 
 STATUSES = ("holds", "fails", "differs", "certified", "outside-regime", "inconclusive")
 BUDGETS = ("quick", "full")
@@ -167,7 +167,11 @@ class Claim:
         overrides = dict(overrides or {})
         params = self.resolve_params(overrides)
         start = time.perf_counter()
-        outcome = self.check(Context(params, budget, seed, workers))
+        try:
+            outcome = self.check(Context(params, budget, seed, workers))
+        except NumericalTrouble as trouble:
+            # NaN, overflow, stiffness or an infinite variance: not a bug and not a verdict on the paper
+            outcome = Outcome("inconclusive", f"numerical trouble: {trouble}", {"numerical_trouble": str(trouble)})
         if not isinstance(outcome, Outcome):
             raise InternalError(f"{self.id}: check returned {type(outcome).__name__}, not Outcome; this is a bug")
         return Verdict(

@@ -21,6 +21,7 @@ import sympy as sp
 from checks.claim import Claim, Context
 from checks.kinds import ItemCheck, MonteCarloCheck
 from checks.registry import register
+from numerics.models.induction_head import stage2_run
 from derivations.induction_head import derive_verify, four_gram, ih_head, lyapunov, stage1
 from derivations.induction_head import symbols as S
 from derivations.domain import Domain, Interval
@@ -95,7 +96,8 @@ def mc_L_G4(law: str) -> Callable[[Context], list[dict[str, Any]]]:
                 subs = {S.p: point["p"], S.g: point["g"], S.alpha: point["alpha"], S.L: L}
                 printed = _evaluate(four_gram.L_G4_printed(), subs)
                 derived = _evaluate(four_gram.L_G4_derived(reading), subs)
-                out.append({"reading": reading, "tokens": law, **_record(point, est, printed, derived)})
+                out.append({"reading": {"head1_range": reading, "tokens": law},
+                            **_record(point, est, printed, derived)})
         return out
 
     return run
@@ -128,7 +130,8 @@ def mc_L_IH2(law: str) -> Callable[[Context], list[dict[str, Any]]]:
                 subs = {S.w: w, S.h: h, S.alpha: point["alpha"], S.wstar: point["wstar"], S.L: L}
                 printed = _evaluate(ih_head.eq10_printed(), subs)
                 derived = _evaluate(derived_forms[reading], subs)
-                out.append({"reading": reading, "tokens": law, **_record(point, est, printed, derived)})
+                out.append({"reading": {"ih_model_range": reading, "tokens": law},
+                            **_record(point, est, printed, derived)})
         return out
 
     return run
@@ -183,6 +186,24 @@ def mc_lemma8(ctx: Context) -> list[dict[str, Any]]:
             printed = _evaluate(S.M_closed(2 * S.p) / S.M_closed(S.p) ** 2, {S.p: point["p"], S.L: L})
             out.append({"range": reading, **_record(point, est, printed, float(derived))})
     return out
+
+
+def stage2_hitting_times(ctx: Context) -> dict[str, Any]:
+    """The derived Stage-II flow integrated from θ(0) = σ under both flow modes, with its hitting times.
+
+    Defaults: D0 (L = 40, α* = 1, w* = 0.49, σ = 0.01); L, α*, w* follow --param. rtol 1e-10.
+    """
+    L = int(ctx.params.get("L") or 40)
+    alpha, wstar, sigma = ctx.params.get("alpha") or 1.0, ctx.params.get("wstar") or 0.49, 0.01
+    out = {}
+    for flow in ("paper", "balanced"):
+        solution, (g4, ih) = stage2_run(L, alpha, wstar, sigma, flow=flow)
+        out[flow] = {"hitting_times": solution.event_times, "status": solution.status,
+                     "L_G4_0": float(g4[0]), "L_IH2_0": float(ih[0]), "n_steps": solution.n_steps,
+                     "w_final": float(np.exp(solution.y_final[3])), "h_final": float(solution.y_final[2])}
+    return {"stage2_flow": {"params": {"L": L, "alpha": alpha, "wstar": wstar, "sigma": sigma, "rtol": 1e-10},
+                            "events": "T_1g g>g*, T_I L_G4<=0.01 L_G4(0), T_o=T_1^h h>h*, T_2h dh/dt=0, "
+                                      "T_w_half w>w*/2, T_II/T_III L_IH2<=0.99/0.01 L_IH2(T_o)", **out}}
 
 
 def _first_violation(f: Callable[[mpmath.mpf], bool], hi: float) -> float | None:
@@ -253,7 +274,8 @@ _register("ih.cf.L_IH2", "[W] C.3.2, Eq. (10)", "[F] C.2, Eq. (22)",
           ItemCheck(ih_head.item_L_IH2, [MonteCarloCheck("gaussian", mc_L_IH2("gaussian"))]),
           (S.L, S.w, S.wstar, S.h, S.alpha), EQ10_DOMAIN)
 _register("ih.cf.flow_wh", "[W] C.3.2", "[F] C.2",
-          ItemCheck(ih_head.item_flow_wh), (S.L, S.w, S.wstar, S.h, S.alpha), EQ10_DOMAIN)
+          ItemCheck(ih_head.item_flow_wh, extra=lambda ctx, item: stage2_hitting_times(ctx)),
+          (S.L, S.w, S.wstar, S.h, S.alpha), EQ10_DOMAIN, cost=3)
 _register("ih.cf.C_properties", "[W] C.3.2 Part II", "[F] C.2; Lemma D.6",
           ItemCheck(lyapunov.item_C_properties), (S.x, S.wstar), S.domain(S.x, S.wstar))
 _register("ih.cf.lyapunov_uv", "[W] C.3.1 Part II", "[F] C.1 Part II",
@@ -373,7 +395,6 @@ def check_xi(ctx: Context):
     flow, integrated from p = g = σ; p increases after T_1^g, so the visited p are [p(T_1^g), ∞).
     """
     from checks.claim import Outcome
-    from numerics.models.induction_head import stage2_run
 
     sigma = ctx.params.get("sigma") or 0.01
     alpha = ctx.params.get("alpha") or 1.0

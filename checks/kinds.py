@@ -116,19 +116,23 @@ class ItemCheck:
             evidence.update(self.extra(ctx, item))
         if item.notes:
             evidence["notes"] = item.notes
-        status, summary = decide(item, differing, failing, mc_disagree)
+        n_canonical = sum(self.canonical(f.reading) for f in item.formulas)
+        status, summary = decide(item, n_canonical, differing, failing, mc_disagree)
         if alternative:
             summary += "; under other readings also differ: " + ", ".join(alternative[:4]) + (
                 " …" if len(alternative) > 4 else "")
             evidence["differs_under_other_readings"] = alternative
         if mc_records:
-            summary += "; " + monte_carlo_summary(mc_records)
+            canonical = [r for r in mc_records if self.canonical(r.get("reading", {}))]
+            summary += "; " + monte_carlo_summary(mc_records, canonical)
         return Outcome(status, summary, evidence=evidence)
 
 
-def decide(item: Item, differing: list[str], failing: list[str], mc_disagree: list[str]) -> tuple[str, str]:
-    """Status and one-line summary of a closed-form item."""
-    n_f, n_i = len(item.formulas), len(item.inequalities)
+def decide(
+    item: Item, n_f: int, differing: list[str], failing: list[str], mc_disagree: list[str]
+) -> tuple[str, str]:
+    """Status and one-line summary of a closed-form item with ``n_f`` displays in the canonical reading."""
+    n_i = len(item.inequalities)
     parts = []
     if n_f:
         parts.append(f"{n_f - len(differing)}/{n_f} displays equal their derivation (canonical reading)")
@@ -146,10 +150,11 @@ def decide(item: Item, differing: list[str], failing: list[str], mc_disagree: li
     return status, "; ".join(parts)
 
 
-def monte_carlo_summary(records: list[dict[str, Any]]) -> str:
-    """One clause: how many Monte-Carlo points agree (within 4 SE) with the derivation and with the print."""
+def monte_carlo_summary(records: list[dict[str, Any]], canonical: list[dict[str, Any]]) -> str:
+    """One clause: how many Monte-Carlo points agree (within 4 SE) with the derivation, and with the print
+    where the Monte-Carlo estimate is of the canonical reading (``canonical``)."""
     derived = sum(bool(r["agrees_with_derived"]) for r in records)
-    with_printed = [r for r in records if "agrees_with_printed" in r and "z_printed" in r]
+    with_printed = [r for r in canonical if "agrees_with_printed" in r and "z_printed" in r]
     printed = sum(bool(r["agrees_with_printed"]) for r in with_printed)
     text = f"Monte-Carlo agrees with the derivation at {derived}/{len(records)} points"
     if with_printed and printed < len(with_printed):

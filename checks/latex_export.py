@@ -56,9 +56,9 @@ def _unicode_to_latex(text: str) -> str:
     return "".join(table.get(c, c if ord(c) < 128 else "?") for c in text)
 
 
-def formula_section(formula: Formula, names: dict[str, str], seconds: float = 2.0) -> str:
+def formula_section(formula: Formula, names: dict[str, str], seconds: float = 0.5) -> str:
     """LaTeX of one formula: label, printed, derived, difference and status."""
-    agreement = formula.verify(n_points=6, symbolic_seconds=seconds)
+    agreement = formula.verify(n_points=6, symbolic_seconds=0.05)
     printed = formula.latex or _math(formula.stated, names)
     difference = simplified(formula.stated - formula.derived, seconds)
     status = "equal" if agreement.equal else "differs"
