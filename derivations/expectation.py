@@ -49,6 +49,7 @@ from functools import lru_cache
 import sympy
 from sympy.core.function import AppliedUndef
 
+from derivations.indices import IndexRange
 from derivations.errors import InternalError, InvalidArgument, unknown_name
 
 __all__ = [
@@ -555,35 +556,6 @@ def second_moment_conditions(expr, variables, *, law: str = "gaussian") -> tuple
 # ---------------------------------------------------------------------------------------------
 # Level 2: index ranges and patterns
 # ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class IndexRange:
-    """The inclusive index range lo..hi; bounds are integers or affine in L (e.g. ``L - 1``)."""
-
-    lo: sympy.Expr
-    hi: sympy.Expr
-
-    def __post_init__(self):
-        for name in ("lo", "hi"):
-            try:
-                value = sympy.sympify(getattr(self, name))
-            except (sympy.SympifyError, TypeError) as err:
-                msg = f"IndexRange {name}={getattr(self, name)!r} is not a SymPy expression"
-                raise InvalidArgument(msg) from err
-            object.__setattr__(self, name, value)
-
-    def size(self) -> sympy.Expr:
-        """Number of indices, hi - lo + 1 (meaningful where it is >= 0)."""
-        return sympy.expand(self.hi - self.lo + 1)
-
-    def contains(self, index) -> sympy.Boolean:
-        """lo <= index <= hi, as a SymPy Boolean (True/False when decidable)."""
-        index = sympy.sympify(index)
-        return sympy.And(sympy.Le(self.lo, index), sympy.Le(index, self.hi))
-
-    def __str__(self) -> str:
-        return f"[{self.lo}, {self.hi}]"
 
 
 def _applications(expr, seq: str):

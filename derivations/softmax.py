@@ -1,40 +1,15 @@
 """Softmax algebra over symbolic index ranges: weights, Jacobians, squared norms, ALiBi sums.
 
-Index ranges are objects (:class:`IndexRange`), so that every printed range of a paper, and
-every reading of an ambiguous range, can be written down and evaluated as such.
+Index ranges are :class:`derivations.indices.IndexRange` objects, so that every printed range of
+a paper, and every reading of an ambiguous range, can be written down and evaluated as such.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-
 import sympy as sp
 
-
-@dataclass(frozen=True)
-class IndexRange:
-    """The integers ``lo, lo+1, ..., hi`` (inclusive; bounds may contain symbols such as L)."""
-
-    lo: sp.Expr
-    hi: sp.Expr
-
-    def size(self) -> sp.Expr:
-        """Number of indices, ``hi - lo + 1``."""
-        return sp.simplify(self.hi - self.lo + 1)
-
-    def sum(self, term: Callable[[sp.Symbol], sp.Expr], index: sp.Symbol | None = None) -> sp.Sum:
-        """Return the unevaluated ``Sum(term(s), (s, lo, hi))``."""
-        s = index or sp.Dummy("s", integer=True)
-        return sp.Sum(term(s), (s, self.lo, self.hi))
-
-    def shifted(self, offset: sp.Expr) -> IndexRange:
-        """The range ``lo+offset .. hi+offset``."""
-        return IndexRange(self.lo + offset, self.hi + offset)
-
-    def latex(self, index: str = "s") -> str:
-        """Return the printed form ``index=lo}^{hi``, for sums and softmax subscripts."""
-        return f"{index}={sp.latex(self.lo)}}}^{{{sp.latex(self.hi)}"
+from derivations.indices import IndexRange
 
 
 def softmax_weight(logit: Callable[[sp.Expr], sp.Expr], index_range: IndexRange, at: sp.Expr) -> sp.Expr:
