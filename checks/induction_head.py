@@ -229,7 +229,11 @@ def R_windows() -> dict[str, Any]:
         c_slope = _first_violation(lambda ws: abs(dR(ws)) < mpmath.mpf(4) / 100, hi)
         grid = {str(ws): float(R(mpmath.mpf(ws))) for ws in (0.05, 0.1, 0.2, 0.3, 0.35, 0.4, 0.45, 0.47, 0.49,
                                                                 0.5477225575, 0.55, 0.6, 0.65, 0.7)}
-    return {"largest_c_R_below_1_plus_0.04wstar": c_bound, "largest_c_abs_Rprime_below_0.04": c_slope,
+    at_d0 = grid["0.49"]
+    summary = (f"R(w*) < 1 + 0.04w* holds only for w* < {c_bound:.4f} (|R'| < 0.04 for w* < {c_slope:.4f}); "
+               f"at D0's w* = 0.49, R = {at_d0:.4f} > {1 + 0.04 * 0.49:.4f}")
+    return {"summary": summary,
+            "largest_c_R_below_1_plus_0.04wstar": c_bound, "largest_c_abs_Rprime_below_0.04": c_slope,
             "R_on_Wstar_grid": grid,
             "note": "the paper claims both on some (0, c); they hold exactly up to the c reported here"}
 

@@ -112,8 +112,11 @@ class ItemCheck:
             evidence.setdefault("monte_carlo", {})[check.name] = records
             mc_records += records
             mc_disagree += [check.name for r in records if not r["agrees_with_derived"]]
+        extra_summary = ""
         if self.extra is not None:
-            evidence.update(self.extra(ctx, item))
+            extra = self.extra(ctx, item)
+            extra_summary = extra.pop("summary", "")
+            evidence.update(extra)
         if item.notes:
             evidence["notes"] = item.notes
         n_canonical = sum(self.canonical(f.reading) for f in item.formulas)
@@ -125,6 +128,8 @@ class ItemCheck:
         if mc_records:
             canonical = [r for r in mc_records if self.canonical(r.get("reading", {}))]
             summary += "; " + monte_carlo_summary(mc_records, canonical)
+        if extra_summary:
+            summary += "; " + extra_summary
         return Outcome(status, summary, evidence=evidence)
 
 
