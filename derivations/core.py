@@ -12,6 +12,7 @@ region and evaluates its margin on sampled points (certification is ``checks.cer
 
 from __future__ import annotations
 
+import functools
 import gc
 import random
 import signal
@@ -103,6 +104,13 @@ class Evaluator:
             return mpmath.mpmathify(result)
 
 
+@functools.lru_cache(maxsize=512)
+def evaluator(expr: sp.Expr, symbols: tuple[sp.Symbol, ...]) -> Evaluator:
+    """A shared :class:`Evaluator`: displays of one item often compare with the same derived form,
+    and lambdifying a large expression costs more than evaluating it at a few points."""
+    return Evaluator(expr, list(symbols))
+
+
 @dataclass(frozen=True)
 class Agreement:
     """How a printed formula compares with its derivation.
@@ -186,7 +194,7 @@ class Formula:
         missing = set(symbols) - set(self.domain.symbols)
         if missing:
             raise InternalError(f"{self.id}: domain does not declare {sorted(s.name for s in missing)}; this is a bug")
-        stated, derived = Evaluator(self.stated, symbols), Evaluator(self.derived, symbols)
+        stated, derived = evaluator(self.stated, tuple(symbols)), evaluator(self.derived, tuple(symbols))
         points = self.domain.sample(random.Random(seed), n_points, fixed)
         # 30-digit evaluation of exact rational inputs; 10 digits of slack absorb the
         # cancellation of closed forms such as m(p) at small p.
@@ -295,7 +303,7 @@ class RegionInequality:
         order = sorted(range(len(points)), key=lambda i: (rough[i] == rough[i], rough[i]))  # NaN first
         suspicious = [i for i in order if not (abs(rough[i]) > 1e-6) or not rough[i] == rough[i]]
         recheck = list(dict.fromkeys(order[:8] + suspicious[:40]))
-        lhs, rhs = Evaluator(self.lhs, symbols), Evaluator(self.rhs, symbols)
+        lhs, rhs = evaluator(self.lhs, tuple(symbols)), evaluator(self.rhs, tuple(symbols))
         worst = None
         for i in recheck:
             a, b = lhs(points[i], dps), rhs(points[i], dps)
