@@ -1,0 +1,754 @@
+"""Certify an inequality ``lhs <= rhs`` (or ``<``) on a box by interval branch-and-bound.
+
+Sampling a grid can miss a violation and cannot prove a bound; :func:`certify` decides one.
+
+1. A float pre-filter (numpy, a few thousand random points plus every corner and the centre)
+   looks for a counterexample first; a candidate is confirmed with a point evaluation in arb
+   whose ball lies entirely on the wrong side, so ``fails`` is never a rounding artefact.
+2. Adaptive bisection evaluates the margin ``m = rhs - lhs`` on each box with rigorous interval
+   arithmetic (``checks._arb_printer``), taking the better of the natural interval extension and
+   the mean-value form ``m(c) + grad m(B) . (B - c)``.
+3. Tangency helpers close boxes where ``m`` touches 0, which no amount of bisection can:
+
+   * ``monotonicity``: where ``dm/dx_i`` has one sign on a box, the minimum lies on the face
+     ``x_i = lo_i`` (or ``hi_i``), so the variable is pinned there; if every variable is pinned
+     the box is decided by one exact corner evaluation (e.g. ``e^x - 1 - x`` on ``[0, w]``).
+   * ``taylor2``: at a touching point ``x0`` (found by the pre-filter, refined by a local
+     minimiser, snapped to a rational and checked *exactly*: ``m(x0) = 0`` and each ``dm/dx_i(x0)``
+     zero by SymPy simplification or of certain sign in arb), Taylor's theorem on a box ``B`` that
+     holds ``x0`` gives ``m(x) = m(x0) + g.d + d^T H(xi) d / 2`` with ``d = x - x0``. The box closes
+     when every ``g_i d_i >= 0`` on ``B`` and the interval Hessian ``H(B)`` is positive
+     semidefinite by diagonal dominance (``H_ii >= sum_j |H_ij|``); this is the statement
+     "``m / |x - x0|^2`` is bounded below by 0" made rigorous. The box is first split at ``x0``
+     so that ``x0`` is a corner of the pieces.
+
+Volumes and fractions are reported in the box's own coordinates; ``min_width`` is relative to
+each variable's range.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+import sympy as sp
+from flint import arb, ctx, fmpq
+
+from checks._arb_printer import Interval, _hi, _lo, interval_function, unroll_sums
+from derivations.core import RegionInequality, symbolic_zero
+from derivations.errors import InvalidArgument
+
+MAX_VARIABLES = 4
+#: uncertified boxes kept in an ``undecided`` certificate
+MAX_REPORTED_BOXES = 20
+
+
+@dataclass
+class Certificate:
+    """The outcome of :func:`certify`.
+
+    ``status`` is ``certified`` (proven on the whole box), ``fails`` (``point`` violates the
+    inequality, confirmed by an arb evaluation whose ball is entirely on the wrong side, or by an
+    exact SymPy zero for a strict inequality) or ``undecided`` (``certified_fraction`` of the
+    volume proven, ``uncertified`` boxes, ``reason``).
+    """
+
+    status: str
+    method: str
+    n_boxes: int
+    elapsed: float
+    strict: bool
+    box: dict[str, tuple[str, str]]
+    min_margin_lower: float | None = None
+    point: dict[str, str] = field(default_factory=dict)
+    lhs_value: str = ""
+    rhs_value: str = ""
+    margin_value: str = ""
+    certified_fraction: float = 0.0
+    excluded_fraction: float = 0.0
+    uncertified: list[dict[str, tuple[str, str]]] = field(default_factory=list)
+    reason: str = ""
+    touching_points: list[dict[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def certified(self) -> bool:
+        """True when the inequality is proven on the whole box."""
+        return self.status == "certified"
+
+    @property
+    def fails(self) -> bool:
+        """True when a confirmed counterexample was found."""
+        return self.status == "fails"
+
+    def point_fractions(self) -> dict[str, Fraction]:
+        """The counterexample as exact rationals."""
+        return {k: Fraction(v) for k, v in self.point.items()}
+
+    def to_dict(self) -> dict:
+        """Return a JSON-ready record."""
+        return {k: v for k, v in self.__dict__.items() if v not in ("", [], {}, None)}
+
+
+# ---------------------------------------------------------------------------------------------
+# input handling
+
+
+def _validate_box(box: Mapping[sp.Symbol, tuple], free: set[sp.Symbol]) -> list[sp.Symbol]:
+    if not box:
+        raise InvalidArgument(
+            f"box={{}} is empty; give a finite range for each of {sorted(s.name for s in free) or 'the variables'}"
+        )
+    if len(box) > MAX_VARIABLES:
+        raise InvalidArgument(
+            f"box has {len(box)} variables ({', '.join(s.name for s in box)}); certify handles at most "
+            f"{MAX_VARIABLES}: pin the others with subs() or split the claim"
+        )
+    for sym, bounds in box.items():
+        if not isinstance(sym, sp.Symbol):
+            raise InvalidArgument(f"box key {sym!r} is not a SymPy Symbol")
+        try:
+            lo, hi = bounds
+        except (TypeError, ValueError):
+            raise InvalidArgument(f"{sym.name}={bounds!r} is not a (lo, hi) pair") from None
+        for value in (lo, hi):
+            if not math.isfinite(float(value)):
+                raise InvalidArgument(
+                    f"{sym.name} range ({lo}, {hi}) is not finite; certify needs finite ranges "
+                    f"(reparameterise, e.g. x = t/(1-t) with t in [0, 1))"
+                )
+        if _fraction(lo) > _fraction(hi):
+            raise InvalidArgument(f"{sym.name} range has lo={lo} > hi={hi}; give (lo, hi) with lo <= hi")
+    missing = free - set(box)
+    if missing:
+        raise InvalidArgument(
+            f"symbols {sorted(s.name for s in missing)} appear in the inequality but have no range; "
+            f"add them to the box or to integers"
+        )
+    return list(box)
+
+
+def _fraction(value) -> Fraction:
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, sp.Basic):
+        value = sp.nsimplify(value) if not value.is_Rational else value
+        if value.is_Rational:
+            return Fraction(int(value.p), int(value.q))
+        return Fraction(float(value))
+    if isinstance(value, int):
+        return Fraction(value)
+    # a float is taken at its exact binary value
+    return Fraction(float(value))
+
+
+def _fmpq(value: Fraction) -> fmpq:
+    return fmpq(value.numerator, value.denominator)
+
+
+# ---------------------------------------------------------------------------------------------
+# the compiled problem
+
+
+class _Problem:
+    """Margin, gradient and Hessian compiled to interval functions, plus the constraints."""
+
+    def __init__(self, lhs, rhs, symbols, integers, strict, constraints):
+        self.symbols = symbols
+        self.strict = strict
+        self.lhs = unroll_sums(lhs, integers)
+        self.rhs = unroll_sums(rhs, integers)
+        self.margin_expr = sp.sympify(self.rhs - self.lhs)
+        self.f_lhs = interval_function(self.lhs, symbols)
+        self.f_rhs = interval_function(self.rhs, symbols)
+        self.f_margin = interval_function(self.margin_expr, symbols)
+        self.grad_expr = [sp.diff(self.margin_expr, s) for s in symbols]
+        try:
+            self.f_grad = [interval_function(g, symbols) for g in self.grad_expr]
+        except InvalidArgument:
+            # a derivative the printer cannot evaluate (e.g. of an exotic function): no mean-value form
+            self.f_grad = None
+        self._hessian = None
+        self._derivative_exprs = [self.margin_expr]
+        self._derivatives = [self.f_margin]
+        self.constraints = []
+        for relation in constraints:
+            if not isinstance(relation, sp.core.relational.Relational) or isinstance(
+                relation, (sp.Eq, sp.Ne)
+            ):
+                raise InvalidArgument(f"constraint {relation} is not an inequality (<, <=, >, >=)")
+            small, big = (relation.lhs, relation.rhs) if relation.rel_op in ("<", "<=") else (
+                relation.rhs, relation.lhs)
+            expr = unroll_sums(big - small, integers)
+            self.constraints.append((interval_function(expr, symbols), relation.rel_op in ("<", ">"), relation))
+
+    def derivative(self, k: int):
+        """The k-th derivative of the margin (one variable only), compiled on first use."""
+        while len(self._derivatives) <= k:
+            previous = self._derivative_exprs[-1]
+            expr = sp.diff(previous, self.symbols[0])
+            self._derivative_exprs.append(expr)
+            self._derivatives.append(interval_function(expr, self.symbols))
+        return self._derivatives[k]
+
+    def hessian(self):
+        if self._hessian is None:
+            n = len(self.symbols)
+            exprs = [[sp.diff(g, s) for s in self.symbols] for g in self.grad_expr]
+            try:
+                self._hessian = [[interval_function(exprs[i][j], self.symbols) for j in range(n)] for i in range(n)]
+            except InvalidArgument:
+                self._hessian = []  # e.g. DiracDelta from Abs: no second-order test
+        return self._hessian
+
+    def ok(self, lower: arb) -> bool:
+        return bool(lower > 0) if self.strict else bool(lower >= 0)
+
+    def ok_on(self, value: Interval) -> bool:
+        """The margin interval proves the inequality (both ends defined, lower end on the right side)."""
+        return not value.is_nan() and self.ok(value.lo)
+
+    def violated(self, value: Interval) -> bool:
+        """The margin interval proves a violation."""
+        return not value.is_nan() and (bool(value.hi <= 0) if self.strict else bool(value.hi < 0))
+
+    def constraint_state(self, args) -> str:
+        """``true``, ``false`` or ``unknown`` for all constraints together on these intervals."""
+        state = "true"
+        for f, strict, _ in self.constraints:
+            value = f(args)
+            if value.is_nan():
+                state = "unknown"
+                continue
+            if (value.hi <= 0) if strict else (value.hi < 0):
+                return "false"
+            if not ((value.lo > 0) if strict else (value.lo >= 0)):
+                state = "unknown"
+        return state
+
+
+def _intervals(box) -> list[Interval]:
+    out = []
+    for lo, hi in box:
+        a = arb(_fmpq(lo))
+        out.append(Interval.point(a) if lo == hi else Interval(a, arb(_fmpq(hi))))
+    return out
+
+
+def _point_args(point) -> list[Interval]:
+    return [Interval.point(arb(v)) for v in point]
+
+
+# ---------------------------------------------------------------------------------------------
+# float pre-filter and touching points
+
+
+def _prefilter(problem: _Problem, box, n_random: int, seed: int):
+    """Return candidate points (fmpq tuples) sorted by float margin, and the float function."""
+    try:
+        f = sp.lambdify(problem.symbols, problem.margin_expr, modules=["numpy"])
+    except (TypeError, NameError, SyntaxError, KeyError):
+        return [], None
+    rng = np.random.default_rng(seed)
+    lo = np.array([float(a) for a, _ in box])
+    hi = np.array([float(b) for _, b in box])
+    corners = np.array(list(itertools.product(*[(a, b) for a, b in zip(lo, hi, strict=True)])))
+    pts = np.vstack([corners, (lo + hi)[None, :] / 2, lo + (hi - lo) * rng.random((n_random, len(lo)))])
+    with np.errstate(all="ignore"):
+        try:
+            values = np.broadcast_to(np.asarray(f(*pts.T), dtype=float), (len(pts),))
+        except (TypeError, ValueError, ZeroDivisionError, OverflowError, NameError):
+            return [], None
+    values = np.where(np.isfinite(values), values, np.inf)
+    order = np.argsort(values)[:16]
+    return [(pts[i], float(values[i])) for i in order], f
+
+
+def _refine(f, x: np.ndarray, box) -> np.ndarray:
+    from scipy.optimize import minimize  # the local search only; decisions are taken in arb
+
+    bounds = [(float(a), float(b)) for a, b in box]
+
+    def objective(v):
+        with np.errstate(all="ignore"):
+            value = float(f(*v))
+        return value if math.isfinite(value) else 1e300
+
+    try:
+        result = minimize(objective, x, method="L-BFGS-B", bounds=bounds, options={"ftol": 1e-15, "gtol": 1e-12})
+    except (ValueError, FloatingPointError):
+        return x
+    return np.asarray(result.x, dtype=float)
+
+
+def _snaps(x: np.ndarray, box) -> list[tuple[Fraction, ...]]:
+    """Simple rationals near ``x`` (box ends first), from coarse to fine denominators."""
+    out = []
+    for denominator in (12, 100, 1000, 10_000):
+        point = []
+        for v, (lo, hi) in zip(x, box, strict=True):
+            width = float(hi - lo) or 1.0
+            if abs(v - float(lo)) < 1e-6 * width:
+                point.append(lo)
+            elif abs(v - float(hi)) < 1e-6 * width:
+                point.append(hi)
+            else:
+                point.append(Fraction(float(v)).limit_denominator(denominator))
+        point = tuple(point)
+        if point not in out and all(lo <= p <= hi for p, (lo, hi) in zip(point, box, strict=True)):
+            out.append(point)
+    return out
+
+
+@dataclass
+class _Touch:
+    point: tuple[Fraction, ...]
+    grad_sign: list[int]  # 0 exactly zero, +1 / -1 certain sign
+
+
+def _exact_zero(expr: sp.Expr, subs: dict, problem: _Problem, f) -> int | None:
+    """0 if ``expr`` is exactly 0 at ``subs`` (arb exact or SymPy), +-1 if of certain sign, else None."""
+    value = f(_point_args([_fmpq(v) for v in subs.values()]))
+    if value.lo.is_exact() and value.hi.is_exact() and value.lo.is_zero() and value.hi.is_zero():
+        return 0
+    if value.lo > 0:
+        return 1
+    if value.hi < 0:
+        return -1
+    at = sp.sympify(expr).subs({s: sp.Rational(v.numerator, v.denominator) for s, v in subs.items()})
+    return 0 if symbolic_zero(at, 2.0) else None
+
+
+def _touching_points(problem, box, refined, notes) -> list[_Touch]:
+    """Exact touching points among the locally minimised candidates ``refined`` ((x, float margin) pairs)."""
+    found: list[_Touch] = []
+    for x, value in refined:
+        # a float minimum this close to 0 is either a touching point or a violation missed in double
+        if not math.isfinite(value) or abs(value) > 1e-8:
+            continue
+        for point in _snaps(x, box):
+            if any(t.point == point for t in found):
+                break
+            subs = dict(zip(problem.symbols, point, strict=True))
+            if _exact_zero(problem.margin_expr, subs, problem, problem.f_margin) != 0 or problem.f_grad is None:
+                continue
+            signs = [
+                _exact_zero(g, subs, problem, fg) for g, fg in zip(problem.grad_expr, problem.f_grad, strict=True)
+            ]
+            if any(s is None for s in signs):
+                notes.append(f"touching point {_fmt_point(problem.symbols, point)}: gradient of unknown sign")
+                break
+            found.append(_Touch(point, signs))
+            break
+    return found
+
+
+def _fmt_point(symbols, point) -> dict[str, str]:
+    return {s.name: str(v) for s, v in zip(symbols, point, strict=True)}
+
+
+# ---------------------------------------------------------------------------------------------
+# box tests
+
+
+def _mean_value_lower(problem, box, args, grads) -> arb:
+    c = [(lo + hi) / 2 for lo, hi in box]
+    total = problem.f_margin(_point_args([_fmpq(v) for v in c])).lo
+    for g, (lo, hi), ci in zip(grads, box, c, strict=True):
+        if lo == hi:
+            continue
+        d = Interval(arb(_fmpq(lo - ci)), arb(_fmpq(hi - ci)))
+        p1, p2, p3, p4 = g.lo * d.lo, g.lo * d.hi, g.hi * d.lo, g.hi * d.hi
+        total = total + _lo(p1, p2, p3, p4)
+    return total
+
+
+def _derivative_chain(problem, box, k: int = 0, sign: int = 1, max_order: int = 8) -> bool:
+    """Prove ``sign * m^(k) >= 0`` (``> 0`` for the strict margin) on a one-variable box.
+
+    Either the interval value proves it, or ``m^(k+1)`` has a provable sign (recursively), so
+    ``m^(k)`` is monotone and its minimum sits at one end, where a point evaluation decides.
+    This is iterated monotonicity; it closes high-order contacts such as ``e^x - sum_{j<=6} x^j/j!``
+    at ``x = 0`` that a second-order test cannot.
+    """
+    (lo, hi), = box
+    strict = problem.strict and k == 0
+
+    def ok(value: arb) -> bool:
+        value = sign * value
+        return bool(value > 0) if strict else bool(value >= 0)
+
+    try:
+        f = problem.derivative(k)
+    except InvalidArgument:
+        return False
+    value = f(_intervals(box))
+    if value.is_nan():
+        return False
+    if ok(value.lo if sign > 0 else value.hi):
+        return True
+    if k >= max_order or lo == hi:
+        return False
+    # try the sign the next derivative shows at the midpoint first, then the other
+    try:
+        mid = problem.derivative(k + 1)(_point_args([_fmpq((lo + hi) / 2)])).lo
+    except InvalidArgument:
+        return False
+    for s in ((1, -1) if mid >= 0 else (-1, 1)):
+        if _derivative_chain(problem, box, k + 1, s, max_order):
+            # m^(k) increasing (s=+1): sign*m^(k) is smallest at lo if sign=+1, at hi if sign=-1
+            end = lo if s * sign > 0 else hi
+            v = f(_point_args([_fmpq(end)]))
+            return not v.is_nan() and ok(v.lo if sign > 0 else v.hi)
+    return False
+
+
+def _taylor2(problem, box, touch: _Touch) -> bool:
+    for (lo, hi), x0, s in zip(box, touch.point, touch.grad_sign, strict=True):
+        if not lo <= x0 <= hi:
+            return False
+        if s > 0 and lo < x0:  # g_i d_i >= 0 needs d_i >= 0
+            return False
+        if s < 0 and hi > x0:
+            return False
+    if not problem.hessian():
+        return False
+    args = _intervals(box)
+    h = [[f(args) for f in row] for row in problem.hessian()]
+    n = len(h)
+    for i in range(n):
+        off = arb(0)
+        for j in range(n):
+            if j != i:
+                off = off + _abs_upper(h[i][j])
+        if not (h[i][i].lo - off >= 0):
+            return False
+    return True
+
+
+def _abs_upper(x: Interval) -> arb:
+    return _hi(-x.lo, x.hi)
+
+
+# ---------------------------------------------------------------------------------------------
+# entry points
+
+
+def certify(
+    lhs: sp.Expr,
+    rhs: sp.Expr,
+    box: Mapping[sp.Symbol, tuple],
+    *,
+    strict: bool = False,
+    integers: Mapping[sp.Symbol, int] | None = None,
+    constraints: Sequence[sp.Basic] = (),
+    min_width: float = 1e-9,
+    max_boxes: int = 200_000,
+    time_limit: float = 10.0,
+    prec: int = 128,
+    n_samples: int = 4000,
+    seed: int = 0,
+) -> Certificate:
+    """Decide ``lhs <= rhs`` (``lhs < rhs`` if ``strict``) for every point of the closed ``box``.
+
+    Parameters
+    ----------
+    lhs, rhs
+        SymPy expressions; ``Sum`` nodes are unrolled after substituting ``integers``.
+    box
+        ``{symbol: (lo, hi)}`` with finite ``lo <= hi``, one to four symbols. Floats are taken at
+        their exact binary value, SymPy rationals exactly.
+    constraints
+        Relations (``2*w**2 < 1``) restricting the region: boxes where one is certainly false are
+        discarded, boxes where one is uncertain are subdivided unless the inequality is proven on
+        the whole box anyway; a counterexample must satisfy them certainly.
+    min_width
+        Smallest box width relative to each variable's range; a box that cannot be split further
+        is left uncertified (reason ``depth limit``).
+    max_boxes, time_limit
+        Budgets; when one runs out the result is ``undecided``.
+    prec
+        arb working precision in bits.
+
+    Raises
+    ------
+    InvalidArgument
+        Empty box, ``lo > hi``, infinite range, more than four variables, a symbol without range,
+        an unknown function.
+    """
+    start = time.perf_counter()
+    integers = dict(integers or {})
+    lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
+    free = (lhs.free_symbols | rhs.free_symbols | set().union(*[sp.sympify(c).free_symbols for c in constraints]))
+    free = {s for s in free if s not in integers}
+    symbols = _validate_box(box, free)
+    exact_box = tuple((_fraction(box[s][0]), _fraction(box[s][1])) for s in symbols)
+    saved = ctx.prec
+    ctx.prec = prec
+    try:
+        problem = _Problem(lhs, rhs, symbols, integers, strict, constraints)
+        return _run(problem, exact_box, start, min_width, max_boxes, time_limit, n_samples, seed)
+    finally:
+        ctx.prec = saved
+
+
+def _run(problem: _Problem, box0, start, min_width, max_boxes, time_limit, n_samples, seed) -> Certificate:
+    symbols = problem.symbols
+    notes: list[str] = []
+    used: set[str] = set()
+    base = dict(
+        strict=problem.strict, box={s.name: (str(a), str(b)) for s, (a, b) in zip(symbols, box0, strict=True)},
+        notes=notes,
+    )
+
+    def counterexample(point, how: str) -> Certificate:
+        args = _point_args([_fmpq(v) for v in point])
+        a, b = problem.f_lhs(args), problem.f_rhs(args)
+        m = problem.f_margin(args)
+        notes.append(how)
+        return Certificate(
+            "fails", how.split(":")[0], n_boxes, time.perf_counter() - start,
+            point=_fmt_point(symbols, point), lhs_value=a.lo.str(20), rhs_value=b.lo.str(20),
+            margin_value=m.lo.str(20), **base,
+        )
+
+    def confirmed(point) -> bool:
+        args = _point_args([_fmpq(v) for v in point])
+        if problem.constraints and problem.constraint_state(args) != "true":
+            return False
+        return problem.violated(problem.f_margin(args))
+
+    n_boxes = 0
+    # 1. float pre-filter
+    # n_samples <= 0 switches the pre-filter (and with it touching-point detection) off
+    candidates, f_float = _prefilter(problem, box0, n_samples, seed) if n_samples > 0 else ([], None)
+    for x, value in candidates:
+        if value < 0 or (problem.strict and value <= 0):
+            point = tuple(Fraction(float(v)) for v in x)
+            if confirmed(point):
+                return counterexample(point, "prefilter: float sample, confirmed in arb")
+    refined = []
+    for x, _ in candidates[:4] if f_float else []:
+        x = _refine(f_float, x, box0)
+        with np.errstate(all="ignore"):
+            value = float(f_float(*x))
+        refined.append((x, value))
+        if value < 0 or (problem.strict and value <= 0):
+            point = tuple(Fraction(float(v)) for v in x)
+            if confirmed(point):
+                return counterexample(point, "prefilter: local minimiser, confirmed in arb")
+    touches = _touching_points(problem, box0, refined, notes)
+    for t in touches:
+        if problem.strict:
+            args = _point_args([_fmpq(v) for v in t.point])
+            if not problem.constraints or problem.constraint_state(args) == "true":
+                return counterexample(t.point, "touching point: margin is exactly 0 (strict inequality fails)")
+    # 2. split the box at touching points so that each is a corner of the pieces
+    boxes = [box0]
+    for t in touches:
+        boxes = [piece for b in boxes for piece in _split_at(b, t.point)]
+    widths = [(hi - lo) or Fraction(1) for lo, hi in box0]
+    total_volume = _volume(box0, widths)
+    certified_volume = Fraction(0)
+    excluded_volume = Fraction(0)
+    min_lower = None
+    uncertified: list = []
+    reason = ""
+    counter = itertools.count()
+    heap = [(0, next(counter), b) for b in boxes]
+    while heap:
+        if time.perf_counter() - start > time_limit:
+            reason = "time limit"
+            break
+        if n_boxes >= max_boxes:
+            reason = "box limit (max_boxes)"
+            break
+        _, _, b = heapq.heappop(heap)
+        n_boxes += 1
+        args = _intervals(b)
+        m = problem.f_margin(args)
+        lower = m.lo if not m.is_nan() else arb.nan()
+        closed = problem.ok_on(m) and "bisection"
+        if not closed and problem.constraints:
+            state = problem.constraint_state(args)
+            if state == "false":
+                excluded_volume += _volume(b, widths)
+                continue
+        else:
+            state = "true"
+        if not closed:
+            c = tuple((lo + hi) / 2 for lo, hi in b)
+            if confirmed(c):
+                return counterexample(c, "bisection: box centre, confirmed in arb")
+        # the derivative-based tests need m defined (hence differentiable) on the whole box
+        defined = not m.is_nan()
+        if not closed and defined and problem.f_grad is not None:
+            grads = [g(args) for g in problem.f_grad]
+            if not any(g.is_nan() for g in grads):
+                mv = _mean_value_lower(problem, b, args, grads)
+                if problem.ok(mv):
+                    closed, lower = "bisection", mv
+                else:
+                    pinned = []
+                    for (lo, hi), g in zip(b, grads, strict=True):
+                        if lo != hi and g.lo >= 0:
+                            pinned.append((lo, lo))
+                        elif lo != hi and g.hi <= 0:
+                            pinned.append((hi, hi))
+                        else:
+                            pinned.append((lo, hi))
+                    if tuple(pinned) != b:
+                        face = problem.f_margin(_intervals(pinned))
+                        if problem.ok_on(face):
+                            closed, lower = "monotonicity", face.lo
+                        elif all(lo == hi for lo, hi in pinned):
+                            point = tuple(lo for lo, _ in pinned)
+                            if confirmed(point):
+                                return counterexample(point, "monotonicity: minimising corner, confirmed in arb")
+        if not closed and defined and len(b) == 1 and _derivative_chain(problem, b):
+            closed, lower = "monotonicity", arb(0)
+        if not closed and defined:
+            for t in touches:
+                if _taylor2(problem, b, t):
+                    closed, lower = "taylor2", arb(0)
+                    break
+        if closed:
+            used.add(closed)
+            certified_volume += _volume(b, widths)
+            low = float(lower.lower()) if lower.is_finite() else None
+            if low is not None and (min_lower is None or low < min_lower):
+                min_lower = low
+            continue
+        split = _split_index(b, widths, min_width)
+        if split is None:
+            if len(uncertified) < MAX_REPORTED_BOXES:
+                uncertified.append(b)
+            why = "depth limit (min_width)"
+            c = tuple((lo + hi) / 2 for lo, hi in b)
+            mc = problem.f_margin(_point_args([_fmpq(v) for v in c]))
+            if mc.lo.is_finite() and abs(float(mc.lo.mid())) < 1e-12:
+                why = f"touching point near {_fmt_float(symbols, c)} where lhs = rhs"
+            if state == "unknown":
+                why = "constraint boundary not resolved at min_width"
+            reason = reason or why
+            continue
+        i = split
+        lo, hi = b[i]
+        mid = (lo + hi) / 2
+        for part in ((lo, mid), (mid, hi)):
+            child = b[:i] + (part,) + b[i + 1:]
+            # smallest margin lower bound first: counterexamples and hard boxes surface early
+            key = float(lower.lower()) if lower.is_finite() else -math.inf
+            heapq.heappush(heap, (key, next(counter), child))
+    elapsed = time.perf_counter() - start
+    method = "+".join(["bisection", *sorted(used - {"bisection"})])
+    if touches:
+        notes.append("touching points (exact): " + "; ".join(str(_fmt_point(symbols, t.point)) for t in touches))
+    if not heap and not reason:
+        return Certificate(
+            "certified", method, n_boxes, elapsed, min_margin_lower=min_lower,
+            certified_fraction=1.0 - float(excluded_volume / total_volume) if total_volume else 1.0,
+            excluded_fraction=float(excluded_volume / total_volume) if total_volume else 0.0,
+            touching_points=[_fmt_point(symbols, t.point) for t in touches], **base,
+        )
+    for _, _, b in heap[: max(0, MAX_REPORTED_BOXES - len(uncertified))]:
+        uncertified.append(b)
+    return Certificate(
+        "undecided", method, n_boxes, elapsed, min_margin_lower=min_lower,
+        certified_fraction=float(certified_volume / total_volume) if total_volume else 0.0,
+        excluded_fraction=float(excluded_volume / total_volume) if total_volume else 0.0,
+        uncertified=[{s.name: (str(lo), str(hi)) for s, (lo, hi) in zip(symbols, b, strict=True)} for b in uncertified],
+        reason=reason, touching_points=[_fmt_point(symbols, t.point) for t in touches], **base,
+    )
+
+
+def _fmt_float(symbols, point) -> dict[str, float]:
+    return {s.name: float(v) for s, v in zip(symbols, point, strict=True)}
+
+
+def _volume(box, widths) -> Fraction:
+    v = Fraction(1)
+    for (lo, hi), w in zip(box, widths, strict=True):
+        v *= (hi - lo) / w if hi > lo else 1
+    return v
+
+
+def _split_index(box, widths, min_width) -> int | None:
+    best, best_w = None, 0.0
+    for i, ((lo, hi), w) in enumerate(zip(box, widths, strict=True)):
+        rel = float((hi - lo) / w)
+        if rel > best_w and rel / 2 >= min_width:
+            best, best_w = i, rel
+    return best
+
+
+def _split_at(box, point) -> list:
+    pieces = [()]
+    for (lo, hi), x in zip(box, point, strict=True):
+        parts = [(lo, x), (x, hi)] if lo < x < hi else [(lo, hi)]
+        pieces = [p + (q,) for p in pieces for q in parts]
+    return pieces
+
+
+def certify_inequality(
+    ineq: RegionInequality,
+    *,
+    integers: Mapping[sp.Symbol, int] | None = None,
+    box: Mapping[sp.Symbol, tuple] | None = None,
+    open_shrink: float = 1e-9,
+    **options,
+) -> Certificate:
+    """Certify a :class:`~derivations.core.RegionInequality` on its domain.
+
+    The domain's intervals give the box (``box`` overrides single symbols). An *open* finite end
+    is treated by shrinking: ``(lo, hi]`` becomes ``[lo + open_shrink*(hi - lo), hi]``, so the
+    certificate covers the region minus a sliver of relative width ``open_shrink`` (recorded in
+    ``notes``); an infinite end must be overridden through ``box`` (or the inequality
+    reparameterised). The domain's constraints are passed on as ``constraints``. Integer symbols
+    of the domain need a value in ``integers``.
+    """
+    integers = dict(integers or {})
+    missing = [s.name for s in ineq.domain.integers if s not in integers]
+    if missing:
+        raise InvalidArgument(f"{ineq.id}: integer symbols {missing} need values; pass integers={{...}}")
+    free = sp.sympify(ineq.lhs).free_symbols | sp.sympify(ineq.rhs).free_symbols
+    for c in ineq.domain.constraints:
+        free |= c.relation.free_symbols
+    region: dict[sp.Symbol, tuple] = {}
+    notes = []
+    for sym in sorted(free - set(integers), key=lambda s: s.name):
+        if box and sym in box:
+            region[sym] = box[sym]
+            continue
+        if sym not in ineq.domain.intervals:
+            raise InvalidArgument(f"{ineq.id}: symbol {sym.name} has no interval in the domain; pass box={{...}}")
+        iv = ineq.domain.intervals[sym]
+        if not (math.isfinite(iv.lo) and math.isfinite(iv.hi)):
+            raise InvalidArgument(
+                f"{ineq.id}: {sym.name} in {iv} is unbounded; pass a finite box={{{sym.name}: (lo, hi)}} "
+                f"or reparameterise"
+            )
+        lo, hi = _fraction(iv.lo), _fraction(iv.hi)
+        eps = _fraction(open_shrink) * (hi - lo)
+        if iv.lo_open:
+            lo += eps
+        if iv.hi_open:
+            hi -= eps
+        if iv.lo_open or iv.hi_open:
+            notes.append(f"{sym.name}: open end(s) of {iv} shrunk by {open_shrink:g} of the range")
+        region[sym] = (lo, hi)
+    cert = certify(
+        ineq.lhs, ineq.rhs, region, strict=ineq.strict, integers=integers,
+        constraints=[c.relation for c in ineq.domain.constraints], **options,
+    )
+    cert.notes[:0] = notes
+    return cert
+
+
+__all__ = ["Certificate", "certify", "certify_inequality"]

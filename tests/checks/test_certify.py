@@ -1,0 +1,218 @@
+"""Tests of ``checks.certify``: known-true inequalities are certified, known-false ones fail with a
+counterexample checked independently with mpmath at 50 digits, touching points close, bad input is refused."""
+
+import time
+from fractions import Fraction
+
+import mpmath
+import pytest
+import sympy as sp
+from hypothesis import example, given, note, settings
+from hypothesis import strategies as st
+
+from checks.certify import certify, certify_inequality
+from derivations.core import RegionInequality
+from derivations.domain import Constraint, Domain, Interval
+from derivations.errors import InvalidArgument
+
+x, y, z, u, v = sp.symbols("x y z u v", real=True)
+R = sp.Rational
+
+
+def violates_at_50_digits(lhs, rhs, cert, strict=False) -> bool:
+    """Evaluate rhs - lhs at the certificate's exact point with mpmath (an independent evaluator)."""
+    point = {sp.Symbol(k, real=True): sp.Rational(f.numerator, f.denominator) for k, f in cert.point_fractions().items()}
+    with mpmath.workdps(50):
+        margin = sp.N(sp.sympify(rhs - lhs).subs(point), 50)
+    return bool(margin <= 0) if strict else bool(margin < 0)
+
+
+@pytest.mark.parametrize(
+    ("lhs", "rhs", "box"),
+    [
+        (sp.sin(x), x, {x: (0, 10)}),
+        (1 + x, sp.exp(x), {x: (-5, 5)}),  # touches at 0
+        (sp.log(1 + x), x, {x: (0, 100)}),  # touches at the corner 0
+        (sp.sqrt(x), (1 + x) / 2, {x: (0, 4)}),  # AM-GM, touches at 1
+    ],
+)
+def test_known_true_is_certified(lhs, rhs, box):
+    cert = certify(lhs, rhs, box)
+    assert cert.certified, cert
+    assert cert.min_margin_lower is not None and cert.min_margin_lower >= 0
+
+
+def test_tangency_is_closed_by_monotonicity():
+    cert = certify(1 + x, sp.exp(x), {x: (-5, 5)})
+    assert cert.certified and "monotonicity" in cert.method
+    assert {"x": "0"} in cert.touching_points
+
+
+@pytest.mark.parametrize(
+    ("lhs", "rhs", "box", "strict"),
+    [
+        (x**2, x, {x: (0, 2)}, False),
+        (0, sp.sin(x), {x: (0, 4)}, False),
+        (0, x**2, {x: (-1, 1)}, True),  # x^2 > 0 fails at the touching point
+        (x * y, R(1, 4) - R(1, 10**6), {x: (0, 1), y: (0, 1)}, False),
+        (sp.exp(x) + y, 3, {x: (0, 1), y: (0, 1)}, False),
+    ],
+)
+def test_known_false_gives_a_real_counterexample(lhs, rhs, box, strict):
+    cert = certify(lhs, rhs, box, strict=strict)
+    assert cert.fails, cert
+    assert violates_at_50_digits(sp.sympify(lhs), sp.sympify(rhs), cert, strict)
+    for name, value in cert.point_fractions().items():
+        lo, hi = box[sp.Symbol(name, real=True)]
+        assert Fraction(lo) <= value <= Fraction(hi)
+
+
+def test_touching_square_is_certified_and_the_touching_point_found():
+    # an even power is evaluated tightly, so plain bisection closes x^2 >= 0; the touching
+    # point is still detected and recorded
+    cert = certify(0, x**2, {x: (-1, 1)})
+    assert cert.certified and cert.touching_points == [{"x": "0"}]
+
+
+@pytest.mark.parametrize(
+    ("margin", "box", "method"),
+    [
+        (x**2 - x**3, {x: (-R(1, 2), R(1, 2))}, "monotonicity"),  # interval arithmetic alone cannot close 0
+        (x**2 - 2 * x / 3 + R(1, 9), {x: (-1, 1)}, "taylor2"),  # touches at 1/3, not a dyadic point
+        (x**2 + x * y + y**2, {x: (-1, 1), y: (-1, 1)}, "taylor2"),
+        (sp.expand((x - R(1, 3)) ** 2 + (x - R(1, 3)) * (y - R(1, 5)) + (y - R(1, 5)) ** 2),
+         {x: (-1, 1), y: (-1, 1)}, "taylor2"),
+    ],
+)
+def test_tight_inequalities_need_and_name_the_tangency_method(margin, box, method):
+    cert = certify(0, margin, box, time_limit=20)
+    assert cert.certified, cert
+    assert method in cert.method
+
+
+def test_tangency_method_is_needed():
+    # without the pre-filter there is no touching point, and bisection alone cannot close 1/3
+    cert = certify(0, x**2 - 2 * x / 3 + R(1, 9), {x: (-1, 1)}, n_samples=0, max_boxes=2000)
+    assert cert.status == "undecided"
+    assert 0.99 < cert.certified_fraction < 1
+
+
+EXPRESSIONS = [
+    x**2 - x * y, sp.exp(x - y) * sp.sin(3 * x), sp.log(2 + x * y) / (3 + y**2), sp.sqrt(x**2 + y**2 + R(1, 7)),
+    sp.Abs(x - y) ** 3 - sp.tanh(x), x**2 + y**4, sp.Abs(x) * sp.exp(y), (x + 2) ** R(-3, 2) * sp.cos(y), x**4 - 2 * x**2 * y + y**3, sp.cosh(x) / (1 + y**2),
+]
+
+
+@settings(deadline=None, max_examples=40)
+@given(
+    st.sampled_from(EXPRESSIONS),
+    st.lists(st.fractions(-1, 1, max_denominator=64), min_size=4, max_size=4),
+    st.lists(st.floats(0, 1), min_size=2, max_size=2),
+)
+@example(x**2 + y**4, [Fraction(-1), Fraction(1), Fraction(-1), Fraction(1)], [0.5, 0.5])  # tight at 0
+def test_interval_evaluation_encloses_true_values(expr, ends, where):
+    from flint import arb, fmpq
+
+    from checks._arb_printer import Interval, interval_function
+
+    (x0, x1), (y0, y1) = sorted(ends[:2]), sorted(ends[2:])
+    f = interval_function(expr, [x, y])
+    enclosure = f([Interval(arb(fmpq(e.numerator, e.denominator)), arb(fmpq(h.numerator, h.denominator)))
+                   for e, h in ((x0, x1), (y0, y1))])
+    px = x0 + (x1 - x0) * Fraction(where[0])
+    py = y0 + (y1 - y0) * Fraction(where[1])
+    with mpmath.workdps(40):
+        value = sp.N(expr.subs({x: sp.Rational(px.numerator, px.denominator),
+                                 y: sp.Rational(py.numerator, py.denominator)}), 40)
+    assert enclosure.lo.lower() <= arb(str(value)) <= enclosure.hi.upper() or (
+        float(enclosure.lo.lower()) <= float(value) <= float(enclosure.hi.upper())
+    )
+
+
+def test_sum_is_unrolled_and_high_order_contact_closes():
+    k, n = sp.Symbol("k", integer=True), sp.Symbol("L", integer=True, positive=True)
+    cert = certify(sp.Sum(x**k / sp.factorial(k), (k, 0, n)), sp.exp(x), {x: (0, 2)}, integers={n: 6})
+    assert cert.certified and "monotonicity" in cert.method
+    odd = certify(sp.exp(x), sp.Sum(x**k / sp.factorial(k), (k, 0, n)), {x: (0, 2)}, integers={n: 6})
+    assert odd.fails
+
+
+def test_undecided_reports_reason_and_boxes():
+    cert = certify(sp.log(1 - 2 * x**2), 0, {x: (0, 1)}, constraints=[2 * x**2 < 1], time_limit=5)
+    assert cert.status == "undecided"
+    assert "constraint" in cert.reason
+    assert 0.7 < cert.certified_fraction < 0.71 and 0.29 < cert.excluded_fraction < 0.3
+    assert cert.uncertified
+
+
+def test_region_inequality_with_open_end_and_constraint():
+    ineq = RegionInequality(
+        # x*y < y^2 needs the constraint x < y; false on the excluded part of the box
+        "t.ineq", "Eq. (1)", lhs=x * y, rhs=y**2 + R(1, 10),
+        domain=Domain({x: Interval(0, 1), y: Interval(0, 2, lo_open=False)}, constraints=[Constraint(x < y)]),
+    )
+    cert = certify_inequality(ineq)
+    assert cert.certified, cert
+    assert any("shrunk" in n for n in cert.notes)
+    assert 0.1 < cert.excluded_fraction < 0.5
+    unconstrained = certify_inequality(RegionInequality("t", "", ineq.lhs, ineq.rhs, Domain(ineq.domain.intervals)))
+    assert unconstrained.fails
+
+
+@st.composite
+def shifted_paraboloids(draw):
+    a = draw(st.fractions(-1, 1, max_denominator=16))
+    b = draw(st.fractions(-1, 1, max_denominator=16))
+    c = draw(st.fractions(-R(1, 10), R(1, 10), max_denominator=10**4))
+    # the box holds (a, b), so the minimum over the box is exactly c
+    lo_x, hi_x, lo_y, hi_y = (draw(st.fractions(0, 2, max_denominator=8)) for _ in range(4))
+    return a, b, c, {x: (a - lo_x, a + hi_x), y: (b - lo_y, b + hi_y)}
+
+
+@settings(deadline=None, max_examples=15)
+@given(shifted_paraboloids())
+def test_paraboloid_truth_by_construction(case):
+    a, b, c, box = case
+    p = sp.expand((x - R(a)) ** 2 + (y - R(b)) ** 2 + R(c))  # min over the box is c, at (a, b)
+    for n_samples in (4000, 0):  # with and without the float pre-filter: bisection must be sound alone
+        cert = certify(0, p, box, time_limit=2, n_samples=n_samples)
+        note(f"n_samples={n_samples}: {cert.status} {cert.method} {cert.n_boxes}")
+        if cert.certified:
+            assert c >= 0
+        if cert.fails:
+            assert c < 0
+            assert violates_at_50_digits(sp.Integer(0), p, cert)
+        if c < 0 and n_samples:
+            assert cert.fails  # the pre-filter's local search finds the violation
+
+
+def test_two_variable_margin_1e6_timing(capsys):
+    a, b = 1 / sp.sqrt(2), 1 / sp.pi
+    lhs = 2 * a * x * sp.exp(y) + 2 * b * y  # rhs - lhs = (x-a)^2 e^y + (y-b)^2 + 1e-6
+    rhs = (x**2 + a**2) * sp.exp(y) + y**2 + b**2 + R(1, 10**6)
+    certify(x, x + 1, {x: (0, 1)})  # warm up imports
+    start = time.perf_counter()
+    cert = certify(lhs, rhs, {x: (0, 1), y: (0, 1)}, time_limit=30)
+    elapsed = time.perf_counter() - start
+    with capsys.disabled():
+        print(f"\n2-variable unit box, margin 1e-6: {cert.status} in {elapsed:.2f} s, {cert.n_boxes} boxes")
+    assert cert.certified
+    assert 0 <= cert.min_margin_lower <= 1e-6
+    wrong = certify(lhs, rhs - R(2, 10**6), {x: (0, 1), y: (0, 1)})
+    assert wrong.fails and violates_at_50_digits(lhs, rhs - R(2, 10**6), wrong)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: certify(x, x + 1, {}), "empty"),
+        (lambda: certify(x, x + 1, {x: (1, 0)}), "lo=1 > hi=0"),
+        (lambda: certify(x, x + 1, {s: (0, 1) for s in (x, y, z, u, v)}), "at most 4"),
+        (lambda: certify(sp.Function("f")(x), x, {x: (0, 1)}), "unknown function"),
+        (lambda: certify(x + y, 1, {x: (0, 1)}), "y"),
+        (lambda: certify(x, 1, {x: (0, float("inf"))}), "not finite"),
+    ],
+)
+def test_invalid_input_is_refused(call, message):
+    with pytest.raises(InvalidArgument, match=message):
+        call()
