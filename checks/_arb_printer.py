@@ -303,29 +303,13 @@ def interval_function(expr: sp.Expr, symbols: Sequence[sp.Symbol]) -> Callable[[
             c = Interval.point(arb(1).exp())
             return lambda args: c
         if node.is_Add:
-            parts = [build(a) for a in node.args]
-
-            def add(args):
-                total = parts[0](args)
-                for part in parts[1:]:
-                    total = _add(total, part(args))
-                return total
-
-            return add
+            return _fold([build(a) for a in node.args], _add)
         if node.is_Mul:
             coeff, rest = node.as_coeff_Mul()
             if coeff.is_Rational and coeff != 1:
                 c, inner = exact_arb(coeff), build(rest)
                 return lambda args: _scale(c, inner(args))
-            parts = [build(a) for a in node.args]
-
-            def mul(args):
-                total = parts[0](args)
-                for part in parts[1:]:
-                    total = _mul(total, part(args))
-                return total
-
-            return mul
+            return _fold([build(a) for a in node.args], _mul)
         if node.is_Pow:
             base, e = node.args
             b = build(base)
@@ -351,3 +335,15 @@ def interval_function(expr: sp.Expr, symbols: Sequence[sp.Symbol]) -> Callable[[
         raise unknown_name(f"function for interval evaluation (in {sp.sstr(node)})", name, SUPPORTED)
 
     return build(sp.sympify(expr))
+
+
+def _fold(parts: list, combine):
+    """An evaluator of ``parts[0] ∘ parts[1] ∘ …`` under the binary interval operation ``combine``."""
+
+    def run(args):
+        total = parts[0](args)
+        for part in parts[1:]:
+            total = combine(total, part(args))
+        return total
+
+    return run
