@@ -35,4 +35,6 @@ def plugin_args() -> list[str]:
 def inner(monkeypatch: pytest.MonkeyPatch) -> None:
     """Let a subprocess run find tdcheck through PYTHONPATH when it is not installed."""
     root = str(Path(checks.__file__).resolve().parents[1])
+    # a user's own terminal: under CI=true Hypothesis picks its "ci" profile by itself
+    monkeypatch.delenv("CI", raising=False)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
