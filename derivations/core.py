@@ -97,7 +97,10 @@ class Evaluator:
             if sym.is_integer:
                 args.append(int(value))
                 continue
-            exact = value if isinstance(value, Fraction) else Fraction(sp.Rational(value).p, sp.Rational(value).q)
+            if isinstance(value, float | int | Fraction):
+                exact = Fraction(value)  # a float's exact binary value
+            else:
+                exact = Fraction(sp.Rational(value).p, sp.Rational(value).q)
             args.append(mpmath.mpf(exact.numerator) / exact.denominator)
         with mpmath.workdps(dps):
             result = self._function(*args)
@@ -223,12 +226,22 @@ class Formula:
                 point={s.name: str(v) for s, v in point.items()},
                 stated_value=mpmath.nstr(a, 15),
                 derived_value=mpmath.nstr(b, 15),
-                difference=sp.sstr(simplified(self.stated - self.derived, symbolic_seconds)),
+                difference=_difference_text(self.stated - self.derived, symbolic_seconds),
                 ratio=_constant_ratio(ratios, tolerance),
                 max_relative_gap=float(gap),
             )
         zero = symbolic_zero(self.stated - self.derived, symbolic_seconds)
         return Agreement("exact" if zero else "numeric", n_points, dps, max_relative_gap=float(gap))
+
+
+def _difference_text(difference: sp.Expr, seconds: float, max_nodes: int = 600) -> str:
+    """The simplified difference as text; a difference too large to read is summarised by its size."""
+    nodes = 0
+    for _ in sp.preorder_traversal(difference):
+        nodes += 1
+        if nodes > max_nodes:
+            return f"(not printed: more than {max_nodes} nodes; see the LaTeX export)"
+    return sp.sstr(simplified(difference, seconds))
 
 
 def _constant_ratio(ratios: list, tolerance) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import random
-from fractions import Fraction
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -164,8 +163,8 @@ class Domain:
     ) -> list[dict[sp.Symbol, object]]:
         """Draw ``n`` points of the domain (rejection sampling), with ``fixed`` symbols pinned.
 
-        Integers cycle through their sampled values; reals are drawn as simple rationals
-        (so exact evaluation stays possible) from the interval shrunk by 1 % at open ends.
+        Integers cycle through their sampled values; reals are drawn as short decimals (6 or 9
+        digits; evaluated exactly at their binary value) from the interval shrunk by 1 % at open ends.
         """
         fixed = dict(fixed or {})
         points: list[dict[sp.Symbol, object]] = []
@@ -199,20 +198,20 @@ def _compiled(relation: sp.Basic):
     return symbols, sp.lambdify(symbols, relation, modules=["math"])
 
 
-def _random_rational(rng: random.Random, interval: Interval) -> Fraction:
+def _random_rational(rng: random.Random, interval: Interval) -> float:
     lo, hi = interval.lo, interval.hi
     if interval.scale == "log" and hi > 0:
         low = max(lo, 1e-3 * hi)
         value = low * (hi / low) ** rng.uniform(0.0, 1.0)
         value = min(max(value, lo + 1e-9 * (hi - lo)), hi - 1e-9 * (hi - lo))
-        return Fraction(round(value * 10**9), 10**9)
+        return round(value, 9)
     if lo == -float("inf"):
         lo = min(-10.0, hi - 10.0)
     if hi == float("inf"):
         hi = max(10.0, lo + 10.0)
     margin = 0.01 * (hi - lo)
     value = rng.uniform(lo + margin, hi - margin)
-    return Fraction(round(value * 10**6), 10**6)
+    return round(value, 6)
 
 
 def _reason(constraint: Constraint) -> str:
