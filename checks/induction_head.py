@@ -24,6 +24,7 @@ from checks.registry import register
 from numerics.models.induction_head import stage2_run
 from derivations.induction_head import derive_verify, four_gram, ih_head, lyapunov, stage1
 from derivations.induction_head import symbols as S
+from derivations.core import evaluator
 from derivations.domain import Domain, Interval
 
 PAPER = "ih"
@@ -59,9 +60,8 @@ def _record(point: dict[str, Any], estimate, printed: float, derived: float) -> 
 
 
 def _evaluate(expr: sp.Expr, point: dict[sp.Symbol, float]) -> float:
-    args = [int(v) if s.is_integer else mpmath.mpf(v) for s, v in point.items()]
-    with mpmath.workdps(30):
-        return float(sp.lambdify(list(point), expr, modules=["mpmath"])(*args))
+    """``expr`` at ``point`` (30-digit mpmath; the lambdified form is shared across calls)."""
+    return float(evaluator(expr, tuple(point))(point))
 
 
 def _points(ctx: Context, grid: dict[str, list], quick_take: int) -> list[dict[str, Any]]:
@@ -86,6 +86,8 @@ def mc_L_G4(law: str) -> Callable[[Context], list[dict[str, Any]]]:
         from numerics.models.induction_head import g4_loss_samples, token_sampler
 
         grid = {"p": [0.01, 0.5, 2.0, 6.0], "g": [0.01, 0.3, 0.6], "L": [5, 40, 400], "alpha": [1.0]}
+        printed_form = four_gram.L_G4_printed()
+        derived_forms = {reading: four_gram.L_G4_derived(reading) for reading in ("canonical", "literal")}
         out = []
         for point in _points(ctx, grid, 4):
             L = int(point["L"])
@@ -94,8 +96,8 @@ def mc_L_G4(law: str) -> Callable[[Context], list[dict[str, Any]]]:
                 est = _estimate(token_sampler(L, law), g4_loss_samples, n, ctx.seed,
                                 (point["p"], point["g"], point["alpha"], last))
                 subs = {S.p: point["p"], S.g: point["g"], S.alpha: point["alpha"], S.L: L}
-                printed = _evaluate(four_gram.L_G4_printed(), subs)
-                derived = _evaluate(four_gram.L_G4_derived(reading), subs)
+                printed = _evaluate(printed_form, subs)
+                derived = _evaluate(derived_forms[reading], subs)
                 out.append({"reading": {"head1_range": reading, "tokens": law},
                             **_record(point, est, printed, derived)})
         return out
@@ -113,16 +115,13 @@ def mc_L_IH2(law: str) -> Callable[[Context], list[dict[str, Any]]]:
                 "wh": [(0.01, 0.01), (0.2, 0.5), (0.3, 0.6), (0.49, 0.5)]}
         if ctx.params.get("w") is not None or ctx.params.get("h") is not None:
             grid["wh"] = [(ctx.params.get("w") or 0.3, ctx.params.get("h") or 0.5)]
+        derived_forms = {reading: ih_head.L_IH2_derived(reading, law) for reading in ("canonical", "literal")}
         out = []
         for point in _points(ctx, grid, 4):
             L = int(point["L"])
             w, h = point.pop("wh")
             point.update(w=w, h=h)
             n = _mc_size(ctx, 200_000, 2_000_000)
-            derived_forms = {
-                "canonical": ih_head.L_IH2_derived("canonical", law),
-                "literal": ih_head.L_IH2_derived("literal", law),
-            }
             for reading, last in (("canonical", L - 1), ("literal", L - 2)):
                 guard = _ih_guard if law == "gaussian" else None
                 est = _estimate(token_sampler(L, law), ih_exp_loss_samples, n, ctx.seed,

@@ -166,10 +166,3 @@ def monte_carlo_summary(records: list[dict[str, Any]], canonical: list[dict[str,
         worst = max(abs(r["z_printed"]) for r in with_printed if not r["agrees_with_printed"])
         text += f", rejects the print at {len(with_printed) - printed}/{len(with_printed)} (max |z| = {worst:.0f})"
     return text
-
-
-def formula_defaults(item: Item, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Every symbol of an item may be pinned with ``--param``; unpinned ones (None) are sampled."""
-    defaults: dict[str, Any] = {s.name: None for s in item_domain(item).symbols}
-    defaults.update(extra or {})
-    return defaults

@@ -12,6 +12,7 @@ import sympy as sp
 from derivations.core import Formula, Item, RegionInequality
 from derivations.domain import Constraint, Domain, Interval
 from derivations.expectation import gaussian_expectation, rademacher_expectation
+from derivations.flows import reduced_velocity
 from derivations.induction_head.symbols import (
     EQ10_CONSTRAINTS, INV_SQRT2, L, W_RANGE, a, alpha, domain, h, hstar, n, phi, psi, s, v, vstar, w, wstar,
 )
@@ -93,19 +94,10 @@ def L_IH2_derived(reading: str = "canonical", law: str = "gaussian") -> sp.Expr:
     return sp.Rational(1, 2) * result.value
 
 
-def ih_loss_in_v(reading: str = "canonical") -> sp.Expr:
-    """The derived exp-simplified loss written in v = w² = P (balanced manifold)."""
-    return L_IH2_derived(reading).subs(w, sp.sqrt(v))
-
-
 def flow_wh_derived(flow: str = "paper", reading: str = "canonical") -> tuple[sp.Expr, sp.Expr]:
     """(dw/dt, dh/dt) of the toolkit's loss: ``paper`` dw/dt = -dL(w²)/dw, ``balanced`` -w ∂_P L|_{P=w²}."""
     loss = L_IH2_derived(reading)
-    dh = -sp.diff(loss, h)
-    if flow == "paper":
-        return -sp.diff(loss, w), dh
-    loss_P = loss.subs(w, sp.sqrt(P))
-    return (-w * sp.diff(loss_P, P)).subs(P, w**2), dh
+    return reduced_velocity(loss.subs(w, sp.sqrt(P)), P, w, flow), -sp.diff(loss, h)
 
 
 def item_L_IH2() -> Item:

@@ -214,13 +214,9 @@ def stage2_flow(flow: str = "paper", head1_range: str = "canonical", ih_model_ra
     return dataclasses.replace(field, state_names=STAGE2_STATE)
 
 
-def stage2_losses(flow: str = "paper", head1_range: str = "canonical", ih_model_range: str = "canonical"):
-    """Grid kernels (L_G4, L_IH2) of the state (p, g, h, ln w) and parameters (L, α*, w*)."""
-    return _stage2_loss_kernels(head1_range, ih_model_range)
-
-
 @functools.cache
-def _stage2_loss_kernels(head1_range: str, ih_model_range: str):
+def stage2_losses(head1_range: str = "canonical", ih_model_range: str = "canonical"):
+    """Grid kernels (L_G4, L_IH2) of the state (p, g, h, ln w) and parameters (L, α*, w*)."""
     import sympy as sp
 
     from derivations.induction_head import four_gram, ih_head
@@ -258,7 +254,7 @@ def stage2_run(L: int, alpha: float, wstar: float, sigma: float, *, flow: str = 
     scale = (1 + alpha) ** 2 * L * math.log(1 / sigma) / wstar**2
     horizon = horizon or 60 * scale
     field = stage2_flow(flow, head1_range, ih_model_range)
-    g4_kernel, ih_kernel = stage2_losses(flow, head1_range, ih_model_range)
+    g4_kernel, ih_kernel = stage2_losses(head1_range, ih_model_range)
     y0 = np.array([sigma, sigma, sigma, math.log(sigma)])
     loss0 = float(g4_kernel(*y0, float(L), alpha, wstar))
     params = np.array([float(L), alpha, wstar, loss0])
