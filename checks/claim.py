@@ -29,6 +29,7 @@ import shlex
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from derivations.domain import Domain
@@ -87,17 +88,40 @@ class Verdict:
 
 @dataclass
 class Context:
-    """What a check receives: validated parameters (by name), the budget and the seed."""
+    """What a check receives: validated parameters (by name), the budget, the seed, where figures go.
+
+    ``artifacts`` is the directory for the claim's figures (``figure_path``); by default
+    ``<cache>/figures/<claim id>``, and the report copies what the verdict lists.
+    """
 
     params: dict[str, Any]
     budget: str
     seed: int
     workers: int | None = None
+    claim_id: str = "claim"
+    artifacts: Path | None = None
+    progress: Callable[[float, str], None] | None = None
 
     @property
     def quick(self) -> bool:
         """True at the quick budget."""
         return self.budget == "quick"
+
+    def figure_path(self, name: str) -> Path:
+        """The path to save figure ``name`` (e.g. ``"losses.png"``) of this claim; the directory exists."""
+        if "/" in name or not name:
+            raise InvalidArgument(f"figure name {name!r} must be a plain file name such as 'losses.png'")
+        if self.artifacts is None:
+            from numerics import cache_root
+
+            self.artifacts = cache_root() / "figures" / self.claim_id.replace("/", "_")
+        self.artifacts.mkdir(parents=True, exist_ok=True)
+        return self.artifacts / name
+
+    def report_progress(self, fraction: float, message: str = "") -> None:
+        """Tell the CLI how far a long check is (0 ≤ fraction ≤ 1); a no-op when nobody listens."""
+        if self.progress is not None:
+            self.progress(min(max(fraction, 0.0), 1.0), message)
 
 
 @dataclass
@@ -160,6 +184,8 @@ class Claim:
         budget: str = "quick",
         seed: int = 0,
         workers: int | None = None,
+        artifacts: Path | None = None,
+        progress: Callable[[float, str], None] | None = None,
     ) -> Verdict:
         """Run the check and return its verdict (timing, parameters and replay command included)."""
         if budget not in BUDGETS:
@@ -168,7 +194,7 @@ class Claim:
         params = self.resolve_params(overrides)
         start = time.perf_counter()
         try:
-            outcome = self.check(Context(params, budget, seed, workers))
+            outcome = self.check(Context(params, budget, seed, workers, self.id, artifacts, progress))
         except NumericalTrouble as trouble:
             # NaN, overflow, stiffness or an infinite variance: not a bug and not a verdict on the paper
             outcome = Outcome("inconclusive", f"numerical trouble: {trouble}", {"numerical_trouble": str(trouble)})

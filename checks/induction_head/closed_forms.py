@@ -1,4 +1,4 @@
-"""The induction-head paper (prefix ``ih``) as checks: every ``ih.cf.*`` closed form.
+"""The induction-head closed forms (spec §3, ``ih.cf.*``) and the closed-form ``ih.dv.*`` items.
 
 Paper: Wang, Yu, E, Wu (arXiv:2410.11474), workshop version [W] and full version [F];
 specification ``shared/spec/induction-head.md``. Each closed-form item compares every printed
