@@ -278,6 +278,35 @@ def _prepare(exprs, stable, kernel: str, allowed: set[sp.Symbol], hint: str) -> 
     return exprs, matched
 
 
+def _geometric_split(term: sp.Expr, k: sp.Symbol) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
+    """Write ``term`` as rest(k)·exp(slope·k + offset) when its exponentials are affine in ``k``.
+
+    Returns (rest, slope, offset), or None when ``term`` has no such factor or ``rest`` still
+    holds an exponential of ``k``. Geometric sums (M(p), m(p), softmax normalisers) then cost one
+    ``exp`` per sum instead of one per term.
+    """
+    factors = sp.Mul.make_args(term)
+    exponent, rest = sp.Integer(0), []
+    for factor in factors:
+        if isinstance(factor, sp.exp) and factor.has(k):
+            exponent += factor.args[0]
+        elif (factor.is_Pow and isinstance(factor.base, sp.exp) and factor.base.has(k)
+              and not factor.exp.has(k)):
+            exponent += factor.base.args[0] * factor.exp
+        else:
+            rest.append(factor)
+    if exponent == 0:
+        return None
+    rest_expr = sp.Mul(*rest)
+    if rest_expr.has(sp.exp) and any(isinstance(a, sp.exp) and a.has(k) for a in sp.preorder_traversal(rest_expr)):
+        return None
+    exponent = sp.expand(exponent)
+    slope = sp.diff(exponent, k)
+    if slope.has(k) or slope == 0:
+        return None
+    return rest_expr, slope, sp.expand(exponent - slope * k)
+
+
 def _header_expr(expr: sp.Basic) -> str:
     text = sp.sstr(expr)
     if len(text) > _HEADER_LIMIT:
@@ -329,6 +358,9 @@ class _ModuleWriter:
         term = self.extract_loops(term.xreplace({**params, var: k}))
         lo = self.extract_loops(sp.sympify(lo).xreplace(params))
         hi = self.extract_loops(sp.sympify(hi).xreplace(params))
+        geometric = _geometric_split(term, k) if is_sum else None
+        if geometric is not None:
+            term, slope, offset = geometric
         lines, (lo_s, hi_s, *_) = self._print_block([lo, hi], cse=False)
         body, (term_s,) = self._print_block([term])
         plist = ", ".join(str(params[s]) for s in free)
@@ -350,11 +382,34 @@ class _ModuleWriter:
             "        _start, _stop = _stop, _start",
             "        _forward = False",
             f"    _acc = {'0.0' if is_sum else '1.0'}",
-            "    for _i in range(_start, _stop):",
-            f"        {k} = float(_i)",
-            *(f"        {line}" for line in body),
-            f"        _acc {'+' if is_sum else '*'}= {term_s}",
         ]
+        if geometric is None:
+            code += [
+                "    for _i in range(_start, _stop):",
+                f"        {k} = float(_i)",
+                *(f"        {line}" for line in body),
+                f"        _acc {'+' if is_sum else '*'}= {term_s}",
+            ]
+        else:
+            # term = rest(k) * exp(slope*k + offset): one exp, then a product per step. The walk
+            # starts at the end with the largest exponent, so the factor only shrinks and an
+            # underflow can only drop terms that are negligible anyway.
+            slope_lines, (slope_s, offset_s) = self._print_block([slope, offset])
+            code += [
+                *(f"    {line}" for line in slope_lines),
+                "    _slope = " + slope_s,
+                "    if _slope > 0.0:",
+                "        _first, _last, _step = _stop - 1, _start - 1, -1",
+                "    else:",
+                "        _first, _last, _step = _start, _stop, 1",
+                f"    _factor = math.exp(_slope * float(_first) + {offset_s})",
+                "    _ratio = math.exp(-abs(_slope))",
+                "    for _i in range(_first, _last, _step):",
+                f"        {k} = float(_i)",
+                *(f"        {line}" for line in body),
+                f"        _acc += ({term_s}) * _factor",
+                "        _factor *= _ratio",
+            ]
         if is_sum:
             code.append("    return _acc if _forward else -_acc")
         else:
