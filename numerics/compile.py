@@ -278,6 +278,36 @@ def _prepare(exprs, stable, kernel: str, allowed: set[sp.Symbol], hint: str) -> 
     return exprs, matched
 
 
+def _shared_exponentials(exprs: list[sp.Expr]) -> tuple[list[sp.Expr], list[tuple[sp.Symbol, sp.Expr]]]:
+    """Replace exp(n·x) (n a non-zero integer) by E**n with E = exp(x), when x appears with two or more n.
+
+    Returns the new expressions and the (E, x) definitions. Products of E are cheaper than exps
+    and keep every power of exp(x) consistent.
+    """
+    by_arg: dict[sp.Expr, set[int]] = {}
+    for e in exprs:
+        for node in e.atoms(sp.exp):
+            coeff, rest = node.args[0].as_coeff_Mul()
+            if coeff.is_Integer and rest != 1 and not rest.has(sp.Sum):
+                by_arg.setdefault(rest, set()).add(int(coeff))
+    shared = [arg for arg, ns in sorted(by_arg.items(), key=lambda kv: sp.default_sort_key(kv[0])) if len(ns) > 1]
+    if not shared:
+        return exprs, []
+    definitions, replace = [], {}
+    for i, arg in enumerate(shared):
+        sym = sp.Symbol(f"_ex{i}", positive=True)
+        definitions.append((sym, arg))
+        for n in by_arg[arg]:
+            replace[sp.exp(n * arg)] = sym**n
+    return [e.xreplace(replace) for e in exprs], definitions
+
+
+def _canonical_loop(node: sp.Sum | sp.Product) -> sp.Basic:
+    """``node`` with its bound variables renamed to fixed symbols (a key for equal loops)."""
+    names = {var: sp.Symbol(f"_bound{i}", **var.assumptions0) for i, (var, *_) in enumerate(node.limits)}
+    return node.xreplace(names)
+
+
 def _geometric_split(term: sp.Expr, k: sp.Symbol) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
     """Write ``term`` as rest(k)·exp(slope·k + offset) when its exponentials are affine in ``k``.
 
@@ -332,10 +362,12 @@ class _ModuleWriter:
 
     def extract_loops(self, expr: sp.Basic) -> sp.Basic:
         if isinstance(expr, sp.Sum | sp.Product):
-            # One helper per distinct sum, so that cse sees repeated sums as one call.
-            if expr not in self._loops:
-                self._loops[expr] = self._loop_helper(expr)
-            return self._loops[expr]
+            # One helper per distinct sum, so that cse sees repeated sums as one call; the key
+            # renames the bound variables, so sums that differ only in their dummies share it.
+            key = _canonical_loop(expr)
+            if key not in self._loops:
+                self._loops[key] = self._loop_helper(expr)
+            return self._loops[key]
         if expr.is_Atom or not expr.args:
             return expr
         args = [self.extract_loops(a) for a in expr.args]
@@ -429,9 +461,96 @@ class _ModuleWriter:
         return lines, [printer.doprint(e) for e in reduced]
 
     def body(self, exprs: list[sp.Expr], **settings) -> tuple[list[str], list[str]]:
-        """Return (statements, output expressions) for the outputs, after loop extraction and cse."""
+        """Return (statements, output expressions) for the outputs, after loop extraction and cse.
+
+        Geometric sums over one range whose slopes are positive multiples of one another are
+        computed in one fused loop; exponentials exp(n·x) with integer n share one exp(x).
+        """
+        exprs, fused = self._fuse_geometric_sums(exprs)
         exprs = [self.extract_loops(e) for e in exprs]
-        return self._print_block(exprs, **settings)
+        exprs, powers = _shared_exponentials(exprs)
+        printer = self.printer(**settings)
+        pre = fused + [f"{sym} = math.exp({printer.doprint(arg)})" for sym, arg in powers]
+        lines, outs = self._print_block(exprs, **settings)
+        return pre + lines, outs
+
+    def _fuse_geometric_sums(self, exprs: list[sp.Expr]) -> tuple[list[sp.Expr], list[str]]:
+        sums = set().union(*(e.atoms(sp.Sum) for e in exprs)) if exprs else set()
+        nested = set().union(*(s.function.atoms(sp.Sum) for s in sums)) if sums else set()
+        groups: dict[tuple, list[tuple[sp.Sum, tuple]]] = {}
+        for node in sorted(sums - nested, key=sp.default_sort_key):
+            if len(node.limits) != 1:
+                continue
+            var, lo, hi = node.limits[0]
+            k = sp.Symbol("_kf")
+            split = _geometric_split(node.function.xreplace({var: k}), k)
+            if split is None:
+                continue
+            rest, slope, offset = split
+            coeff, base = slope.as_coeff_Mul()
+            if rest.has(sp.Sum):
+                continue
+            # slopes c·base with c of one sign fall in one group: their terms shrink the same way
+            groups.setdefault((lo, hi, base, coeff > 0), []).append((node, (rest, coeff, offset)))
+        replace, statements = {}, []
+        for (lo, hi, base, _), members in groups.items():
+            if len(members) < 2:
+                continue
+            unique = {_canonical_loop(n): (n, parts) for n, parts in members}
+            if len(unique) < 2:
+                continue
+            name = f"_fsum{len(self.helpers)}"
+            self.helpers.append(name)
+            nodes = list(unique.values())
+            symbols = [sp.Symbol(f"{name[1:]}_{i}") for i in range(len(nodes))]
+            free = sorted(set().union(*(n.free_symbols for n, _ in nodes)), key=str)
+            self.chunks.append(self._fused_helper(name, free, lo, hi, base, [parts for _, parts in nodes]))
+            statements.append(f"{', '.join(map(str, symbols))} = {name}({', '.join(map(str, free))})")
+            for (node, _), sym in zip(nodes, symbols, strict=True):
+                replace[node] = sym
+            for node, _ in members:
+                replace.setdefault(node, replace[unique[_canonical_loop(node)][0]])
+        if not replace:
+            return exprs, []
+        return [e.xreplace(replace) for e in exprs], statements
+
+    def _fused_helper(self, name, free, lo, hi, base, parts) -> str:
+        k = sp.Symbol("_kf")
+        lines, (lo_s, hi_s, base_s, *offsets) = self._print_block(
+            [lo, hi, base, *(offset for _, _, offset in parts)], cse=False)
+        body, terms = self._print_block([rest for rest, _, _ in parts])
+        code = [
+            "@jit",
+            f"def {name}({', '.join(map(str, free))}):",
+            f"    # {len(parts)} geometric sums over {_header_expr(lo)}..{_header_expr(hi)} in one loop",
+            *(f"    {line}" for line in lines),
+            f"    _lo = {lo_s}",
+            f"    _hi = {hi_s}",
+            "    if not (abs(_lo) < 9.0e18 and abs(_hi) < 9.0e18):",
+            f"        return ({', '.join(['math.nan'] * len(parts))},)",
+            "    _start = int(_lo)",
+            "    _stop = int(_hi) + 1",
+            "    _sign = 1.0",
+            "    if _stop < _start:",
+            "        # Karr's convention, as SymPy: a reversed range gives the inverse over the gap.",
+            "        _start, _stop = _stop, _start",
+            "        _sign = -1.0",
+            f"    _base = {base_s}",
+            f"    if {float(parts[0][1])!r} * _base > 0.0:",
+            "        _first, _last, _step = _stop - 1, _start - 1, -1",
+            "    else:",
+            "        _first, _last, _step = _start, _stop, 1",
+        ]
+        for j, ((_, coeff, _), offset_s) in enumerate(zip(parts, offsets, strict=True)):
+            code += [f"    _acc{j} = 0.0",
+                     f"    _factor{j} = math.exp({float(coeff)!r} * _base * float(_first) + {offset_s})",
+                     f"    _ratio{j} = math.exp(-abs({float(coeff)!r} * _base))"]
+        code += ["    for _i in range(_first, _last, _step):", f"        {k} = float(_i)",
+                 *(f"        {line}" for line in body)]
+        for j, term in enumerate(terms):
+            code += [f"        _acc{j} += ({term}) * _factor{j}", f"        _factor{j} *= _ratio{j}"]
+        code.append(f"    return ({', '.join(f'_sign * _acc{j}' for j in range(len(parts)))},)")
+        return "\n".join(code)
 
     def add(self, code: str) -> None:
         self.chunks.append(code)

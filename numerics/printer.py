@@ -221,6 +221,11 @@ class NumbaPrinter(PythonCodePrinter):
         if exponent.is_Integer and 2 <= abs(int(exponent)) <= 4 and base.is_Symbol:
             product = "*".join([self._print(base)] * abs(int(exponent)))
             return f"({product})" if exponent > 0 else f"(1/({product}))"
+        if exponent.is_Rational and exponent.q == 2 and 3 <= abs(exponent.p) <= 7 and base.is_Symbol:
+            # x**(n/2) as x**((n-1)/2)*sqrt(x): a sqrt and products instead of pow (NaN for x < 0 either way)
+            name = self._print(base)
+            product = "*".join([name] * ((abs(exponent.p) - 1) // 2) + [f"math.sqrt({name})"])
+            return f"({product})" if exponent > 0 else f"(1/({product}))"
         return super()._print_Pow(expr, rational=rational)
 
     def _print_sign(self, expr):

@@ -537,3 +537,32 @@ def test_geometric_sums_match_mpmath_at_any_slope_and_range(slope, lo, count, sh
         assert not math.isfinite(got) or abs(got) > 1e300
     else:
         assert got == pytest.approx(float(exact), rel=1e-12, abs=1e-300)
+
+
+@given(p_val=st.floats(-1, 30), n=st.integers(1, 100), x_val=st.floats(-20, 5))
+@settings(max_examples=25)
+def test_fused_geometric_sums_and_shared_exponentials_keep_their_values(p_val, n, x_val):
+    """M(p), m(p), M(2p) in one fused loop, and exp(x), exp(2x), exp(-3x) from one exp, equal the 50-digit values.
+
+    (p ≥ -1 and n ≤ 100 keep the product m·M(2p) below overflow: that is the expression's order of
+    evaluation, not the loop's.)"""
+    k, x, N = sp.symbols("k x N", real=True)
+    M1 = sp.Sum(sp.exp(-p * k), (k, 0, N - 1))
+    m1 = sp.Sum(k * sp.exp(-p * k), (k, 0, N - 1))
+    M2 = sp.Sum(sp.exp(-2 * p * k), (k, 0, N - 1))
+    expr = m1 * M2 / M1**2 + sp.exp(x) + sp.exp(2 * x) * sp.exp(-3 * x) ** 0 + sp.exp(-3 * x)
+    src = scalar_source(expr, [p, N, x], name="fused_src")
+    assert src.count("def _fsum") == 1 and src.count("def _sum") == 0
+    assert src.count("math.exp(x)") + src.count("math.exp(-x)") <= 1
+    fn = scalar_kernel(expr, [p, N, x], name="fused_test")
+    with mpmath.workdps(50):
+        S = lambda f: mpmath.fsum(f(j) for j in range(n))  # noqa: E731
+        pm = mpmath.mpf(p_val)
+        exact = (S(lambda j: j * mpmath.exp(-pm * j)) * S(lambda j: mpmath.exp(-2 * pm * j))
+                 / S(lambda j: mpmath.exp(-pm * j)) ** 2 + mpmath.exp(x_val) + mpmath.exp(2 * x_val)
+                 + mpmath.exp(-3 * x_val))
+    got = fn(p_val, float(n), x_val)
+    if abs(exact) > 1e300:
+        assert not math.isfinite(got) or got > 1e300
+    else:
+        assert got == pytest.approx(float(exact), rel=1e-11)
