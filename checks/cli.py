@@ -82,10 +82,18 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--workers", type=int, default=None,
                      help="processes running claims in parallel (default: all cores; 1 runs in-process)")
     run.add_argument("--json", metavar="PATH", help="write the verdicts as JSON ('-' for stdout)")
+    run.add_argument("--report", metavar="DIR",
+                     help="write DIR/index.html and DIR/report.md: verdicts, statements, evidence, figures")
 
-    latex = commands.add_parser("latex", help="write a LaTeX document: printed, derived and difference")
+    latex = commands.add_parser(
+        "latex", help="write a LaTeX document: errata (differs/fails), then printed, derived and difference")
     latex.add_argument("selector", nargs="?", default="*")
     latex.add_argument("-o", "--output", metavar="FILE", help="output file (default: stdout)")
+    latex.add_argument("--verdicts", metavar="JSON",
+                       help="verdicts from a 'tdcheck run --json' file instead of running the claims")
+    latex.add_argument("--budget", choices=BUDGETS, default="quick")
+    latex.add_argument("--seed", type=int, default=0)
+    latex.add_argument("--workers", type=int, default=None)
     return parser
 
 
@@ -99,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "run":
             return command_run(args, console)
         if args.command == "latex":
-            return command_latex(args)
+            return command_latex(args, console)
     except TdcheckError as error:
         if not isinstance(error, InvalidArgument):
             raise
@@ -125,22 +133,60 @@ def command_list(args: argparse.Namespace) -> int:
 
 def command_run(args: argparse.Namespace, console: Console) -> int:
     """``tdcheck run``."""
+    claims, overrides = _selected(args)
+    if args.report and Path(args.report).exists() and not Path(args.report).is_dir():
+        raise InvalidArgument(f"--report {args.report!r} is a file; give a directory (created if missing)")
+    verdicts, errors, forms, elapsed = execute(claims, overrides, args, console, forms=bool(args.report))
+    print_table(verdicts, errors, elapsed)
+    if args.json:
+        record = run_record(verdicts, errors, args, elapsed)
+        text = json.dumps(record, indent=2)
+        if args.json == "-":
+            print(text)
+        else:
+            Path(args.json).write_text(text + "\n")
+    if args.report:
+        from checks.report import build, write_report
+
+        meta = {"selectors": args.selectors, "budget": args.budget, "seed": args.seed,
+                "elapsed_s": round(elapsed, 1), "tdcheck": _version(),
+                "generated": time.strftime("%Y-%m-%d %H:%M")}
+        report = build(verdicts, {c.id: c for c in claims}, errors=errors, forms=forms, meta=meta)
+        page = write_report(args.report, report)
+        console.print(f"tdcheck: report written to {page} and {page.with_name('report.md')}", highlight=False)
+    return 1 if errors else 0
+
+
+def _selected(args: argparse.Namespace) -> tuple[list[Claim], dict[str, dict[str, Any]]]:
+    """The selected claims and each one's validated overrides (bad input is refused before any work)."""
     if args.workers is not None and args.workers < 1:
-        raise InvalidArgument(f"--workers={args.workers} must be a positive number of processes, e.g. --workers 2")
-    claims = select(args.selectors)
-    params = dict(parse_param(p) for p in args.param)
+        raise InvalidArgument(
+            f"--workers={args.workers} must be a positive number of processes, e.g. --workers 2")
+    selectors = getattr(args, "selectors", None)
+    if selectors is None:
+        selectors = [args.selector]
+    claims = select(selectors)
+    params = dict(parse_param(p) for p in getattr(args, "param", []))
     overrides = split_overrides(claims, params)
     for c in claims:
-        c.resolve_params(overrides[c.id])  # refuse bad input before any work starts
+        c.resolve_params(overrides[c.id])
+    return claims, overrides
+
+
+def execute(
+    claims: list[Claim], overrides: dict[str, dict[str, Any]], args: argparse.Namespace, console: Console,
+    *, forms: bool = False,
+) -> tuple[list[Verdict], list[dict], dict[str, dict], float]:
+    """Run ``claims`` (in worker processes unless one): verdicts, crash records, report forms, seconds."""
     start = time.perf_counter()
     workers = min(args.workers or os.cpu_count() or 1, len(claims))
-    results: dict[str, tuple[str, object]] = {}
+    results: dict[str, tuple] = {}
     with Progress(
         TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
         TimeElapsedColumn(), console=console, transient=True, disable=not console.is_terminal,
     ) as progress:
         task = progress.add_task("tdcheck run", total=len(claims))
-        jobs = [(c.id, overrides[c.id], args.budget, args.seed, args.workers) for c in claims]
+        jobs = [(c.id, overrides[c.id], args.budget, args.seed, args.workers, forms) for c in claims]
         if workers <= 1:
             for job in jobs:
                 progress.update(task, description=job[0])
@@ -161,16 +207,8 @@ def command_run(args: argparse.Namespace, console: Console) -> int:
                     progress.advance(task)
     verdicts = [results[c.id][1] for c in claims if results[c.id][0] == "ok"]
     errors = [results[c.id][1] for c in claims if results[c.id][0] == "error"]
-    elapsed = time.perf_counter() - start
-    print_table(verdicts, errors, elapsed)
-    if args.json:
-        record = run_record(verdicts, errors, args, elapsed)
-        text = json.dumps(record, indent=2)
-        if args.json == "-":
-            print(text)
-        else:
-            Path(args.json).write_text(text + "\n")
-    return 1 if errors else 0
+    report_forms = {c.id: results[c.id][2] for c in claims if len(results[c.id]) > 2 and results[c.id][2]}
+    return verdicts, errors, report_forms, time.perf_counter() - start
 
 
 def _one_thread() -> None:
@@ -182,11 +220,23 @@ def _one_thread() -> None:
     numba.set_num_threads(1)
 
 
-def run_claim(claim_id: str, overrides: dict[str, Any], budget: str, seed: int, workers: int | None):
-    """Run one claim (in this or a worker process): ("ok", Verdict) or ("error", record of the crash)."""
+def run_claim(
+    claim_id: str, overrides: dict[str, Any], budget: str, seed: int, workers: int | None,
+    forms: bool = False,
+):
+    """Run one claim (in this or a worker process): ("ok", Verdict) or ("error", record of the crash).
+
+    With ``forms``, ("ok", Verdict, forms): the LaTeX of the printed and derived displays of a
+    closed-form item (``checks.report.formula_forms``), computed here where the item is built.
+    """
     claim = load_all()[claim_id]
     try:
-        return "ok", claim.run(overrides, budget=budget, seed=seed, workers=workers)
+        verdict = claim.run(overrides, budget=budget, seed=seed, workers=workers)
+        if not forms:
+            return "ok", verdict
+        from checks.report import formula_forms
+
+        return "ok", verdict, formula_forms(claim, verdict.to_dict()["evidence"])
     except InvalidArgument:
         raise
     except Exception as error:  # a crash inside a check is a bug; keep going, report it
@@ -227,16 +277,33 @@ def print_table(verdicts: list[Verdict], errors: list[dict], elapsed: float) -> 
     Console(width=max(Console().width, 140)).print(table)
 
 
-def command_latex(args: argparse.Namespace) -> int:
-    """``tdcheck latex``."""
+def command_latex(args: argparse.Namespace, console: Console) -> int:
+    """``tdcheck latex``: the selected claims are run (or read from ``--verdicts``) to write the errata."""
     from checks.latex_export import document
 
-    text = document(select([args.selector]))
+    claims, _ = _selected(args)
+    records = {}
+    if args.verdicts:
+        try:
+            records = {v["id"]: v for v in json.loads(Path(args.verdicts).read_text())["verdicts"]}
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise InvalidArgument(
+                f"--verdicts {args.verdicts!r} is not a 'tdcheck run --json' file: {error}") from None
+    missing = [c for c in claims if c.id not in records]
+    forms, errors = {}, []
+    if missing:
+        verdicts, errors, forms, _ = execute(missing, {c.id: {} for c in missing}, args, console, forms=True)
+        records.update({v.claim_id: v.to_dict() for v in verdicts})
+    for error in errors:
+        console.print(f"[bold red]tdcheck: {error['id']} crashed (a bug in tdcheck):[/] {error['error']}",
+                      highlight=False)
+    text = document(claims, records, forms)
     if args.output:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         Path(args.output).write_text(text)
     else:
         sys.stdout.write(text)
-    return 0
+    return 1 if errors else 0
 
 
 def _version() -> str:

@@ -1,11 +1,17 @@
-"""``tdcheck latex``: a LaTeX document with, per formula, the label, the printed and derived forms and their difference."""
+"""``tdcheck latex``: a LaTeX document with the errata (every printed form whose verdict is ``differs`` or
+``fails``, beside the derived one, with its evidence), then, per formula, the label, the printed and
+derived forms and their difference."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 import sympy as sp
 
 from checks.claim import Claim
 from checks.kinds import ItemCheck
+from checks.report import agreement_line, formula_forms, statement_parts
 from derivations.core import Formula, simplified
 from derivations.latex import to_latex
 
@@ -56,45 +62,167 @@ def _unicode_to_latex(text: str) -> str:
     return "".join(table.get(c, c if ord(c) < 128 else "?") for c in text)
 
 
-def formula_section(formula: Formula, names: dict[str, str], seconds: float = 0.5) -> str:
-    """LaTeX of one formula: label, printed, derived, difference and status."""
-    agreement = formula.verify(n_points=6, symbolic_seconds=0.05)
-    printed = formula.latex or _math(formula.stated, names)
-    difference = simplified(formula.stated - formula.derived, seconds)
-    status = "equal" if agreement.equal else "differs"
+def formula_section(
+    formula: Formula, names: dict[str, str], seconds: float = 0.5,
+    record: Mapping[str, Any] | None = None, forms: Mapping[str, str] | None = None,
+) -> str:
+    """LaTeX of one formula: label, printed, derived, difference and status.
+
+    ``record`` is the display's entry in its verdict's evidence (``evidence["formulas"][id]``) and
+    ``forms`` its LaTeX forms (``checks.report.formula_forms``); without them the formula is
+    verified here and its difference simplified within ``seconds``.
+    """
+    if record is None:
+        record = formula.verify(n_points=6, symbolic_seconds=0.05).to_dict()
+    if not forms:
+        forms = {"printed": formula.latex, "stated": _math(formula.stated, names),
+                 "derived": _math(formula.derived, names),
+                 "difference": _math(simplified(formula.stated - formula.derived, seconds), names)}
+    equal = record.get("status") in ("exact", "numeric")
+    difference = forms.get("difference") or r"	ext{(not printed; see the JSON record)}"
+    if record.get("status") == "numeric":
+        difference += r"\quad	ext{(numerically: to 30 digits at every sampled point)}"
     lines = [
         r"\subsection*{\texttt{%s} --- %s}" % (_escape(formula.id), _escape(formula.label)),
         _escape(formula.description) + (r" \emph{Reading: %s.}" % _escape(
             ", ".join(f"{k}={v}" for k, v in formula.reading.items())) if formula.reading else ""),
         r"\begin{align*}",
-        r"\text{printed:}\quad & %s \\" % printed,
-        r"\text{as printed, in SymPy:}\quad & %s \\" % _math(formula.stated, names),
-        r"\text{derived:}\quad & %s \\" % _math(formula.derived, names),
-        r"\text{printed} - \text{derived}:\quad & %s" % _math(difference, names),
+        r"\text{printed:}\quad & %s \\" % (forms.get("printed") or forms["stated"]),
+        r"\text{as printed, in SymPy:}\quad & %s \\" % forms["stated"],
+        r"\text{derived:}\quad & %s \\" % forms["derived"],
+        r"\text{printed} - \text{derived}:\quad & %s" % difference,
         r"\end{align*}",
-        r"\textbf{%s}" % status,
+        r"\textbf{%s}" % ("equal" if equal else "differs"),
     ]
-    if not agreement.equal:
-        point = ", ".join(f"{k}={v}" for k, v in agreement.point.items())
-        lines.append(_escape(f" at {point}: printed {agreement.stated_value}, derived {agreement.derived_value}"
-                             + (f", ratio printed/derived = {agreement.ratio}" if agreement.ratio else "")))
+    if not equal:
+        lines.append(_escape(" " + agreement_line(record)))
     return "\n".join(lines) + "\n"
 
 
-def document(claims: list[Claim]) -> str:
-    """The whole LaTeX document for the formula items among ``claims``."""
+def document(
+    claims: list[Claim], verdicts: Mapping[str, Mapping[str, Any]] | None = None,
+    forms: Mapping[str, Mapping] | None = None,
+) -> str:
+    """The whole LaTeX document for ``claims``: the errata, then every closed-form display.
+
+    ``verdicts`` (claim id -> ``Verdict.to_dict()`` record) decide the errata and give each
+    display's comparison; ``forms`` (claim id -> ``checks.report.formula_forms``) its LaTeX,
+    computed here from the item when absent. Without a verdict a closed form is verified here.
+    """
+    verdicts, forms = verdicts or {}, dict(forms or {})
     papers = sorted({c.paper for c in claims})
     parts = [PREAMBLE % _escape("tdcheck: printed versus derived closed forms (" + ", ".join(papers) + ")")]
+    for claim in claims:
+        if isinstance(claim.check, ItemCheck) and claim.id in verdicts and claim.id not in forms:
+            forms[claim.id] = formula_forms(claim, verdicts[claim.id].get("evidence", {}))
+    if verdicts:
+        parts.append(errata_section(claims, verdicts, forms))
     for claim in claims:
         if not isinstance(claim.check, ItemCheck):
             continue
         item = claim.check.item
         names = _symbol_names(claim)
+        records = verdicts.get(claim.id, {}).get("evidence", {}).get("formulas", {})
+        claim_forms = forms.get(claim.id, {}).get("formulas", {})
         parts.append(r"\section*{\texttt{%s}: %s}" % (_escape(claim.id), _escape(f"{item.title} ({claim.label};"
                                                                                      f" {claim.label_alt})")))
         for formula in item.formulas:
-            parts.append(formula_section(formula, names))
+            parts.append(formula_section(formula, names, record=records.get(formula.id),
+                                         forms=claim_forms.get(formula.id)))
         for note in item.notes:
             parts.append(r"\emph{Note:} %s" % _escape(note) + "\n")
     parts.append(r"\end{document}" + "\n")
     return "\n".join(parts)
+
+
+def errata_section(
+    claims: list[Claim], verdicts: Mapping[str, Mapping[str, Any]], forms: Mapping[str, Mapping]
+) -> str:
+    """The errata: per claim whose verdict is ``differs`` or ``fails``, each printed form that is wrong beside
+    the derived (or corrected) one, and the evidence in one line.
+
+    For a closed-form item these are its displays that differ in the canonical reading and its
+    inequalities that fail; for another claim, its statement beside ``evidence["corrected"]``
+    (LaTeX, when the check gives one) and the verdict's summary.
+    """
+    lines = [r"\section*{Errata}",
+             "Each entry: the form as printed, the form derived by tdcheck from the definitions (or the "
+             "corrected statement), and the evidence that decided the verdict.", r"\begin{itemize}"]
+    count = 0
+    for claim in claims:
+        record = verdicts.get(claim.id)
+        if not record or record.get("status") not in ("differs", "fails"):
+            continue
+        evidence = record.get("evidence", {})
+        labels = "; ".join(p for p in (claim.label, claim.label_alt) if p)
+        head = r"\item \texttt{%s} (%s), \textbf{%s}" % (_escape(claim.id), _escape(labels), record["status"])
+        entries = []
+        if isinstance(claim.check, ItemCheck):
+            entries = _item_errata(claim, evidence, forms.get(claim.id, {}))
+        if not entries:
+            corrected = evidence.get("corrected") if isinstance(evidence.get("corrected"), str) else ""
+            entries = [("text", _statement_latex(claim.statement), corrected, record.get("summary", ""))]
+        for kind, printed, derived, line in entries:
+            lines.append(head)
+            rows = []
+            if kind == "math":
+                rows.append(r"\text{printed:}\quad & %s" % _bounded(printed))
+            else:
+                lines.append(r"\\ printed: " + (printed or r"\emph{(no statement recorded)}"))
+            if derived:
+                name = "derived" if kind == "math" else "corrected"
+                rows.append(r"\text{%s:}\quad & %s" % (name, _bounded(derived)))
+            if rows:
+                lines += [r"\begin{align*}", " \\\\\n".join(rows), r"\end{align*}"]
+            lines.append((r"\\ " if not rows else "") + r"\emph{Evidence:} " + _escape(_short_line(line)))
+            count += 1
+    if not count:
+        lines.append(r"\item None: no selected verdict is \emph{differs} or \emph{fails}.")
+    lines.append(r"\end{itemize}")
+    return "\n".join(lines) + "\n"
+
+
+def _item_errata(claim: Claim, evidence: Mapping[str, Any], forms: Mapping) -> list[tuple[str, ...]]:
+    """(``"math"``, printed, derived, evidence line) per canonical display that differs, inequality that fails."""
+    other = set(evidence.get("differs_under_other_readings") or [])
+    out = []
+    for fid, record in (evidence.get("formulas") or {}).items():
+        if record.get("status") != "differs" or fid.removeprefix(claim.id + ".") in other:
+            continue
+        form = forms.get("formulas", {}).get(fid, {})
+        printed = form.get("printed") or form.get("stated", "")
+        line = f"{fid} ({record.get('label', '')}): {agreement_line(record)}"
+        out.append(("math", printed, form.get("derived", ""), line))
+    certification = {str(c.get("inequality")): c for c in evidence.get("certification") or []
+                     if isinstance(c, Mapping)}
+    for iid, record in (evidence.get("inequalities") or {}).items():
+        if record.get("holds", True):
+            continue
+        form = forms.get("inequalities", {}).get(iid, {})
+        point = ", ".join(f"{k} = {v}" for k, v in (record.get("worst_point") or {}).items())
+        line = (f"{iid} ({record.get('label', '')}): fails at {point}: lhs {record.get('lhs_value')}, "
+                f"rhs {record.get('rhs_value')} (margin {record.get('min_margin'):.3g}; "
+                f"{record.get('n_points')} sampled points)")
+        cert = certification.get(iid) or certification.get(iid.rsplit(".", 1)[-1])
+        if cert:
+            line += f"; certification: {cert.get('status')}"
+        out.append(("math", form.get("printed") or form.get("stated", ""), "", line))
+    return out
+
+
+def _bounded(latex: str) -> str:
+    if len(latex) > 1500:
+        return r"\text{(%d characters of LaTeX: see the section below)}" % len(latex)
+    return latex or r"\text{(not recorded)}"
+
+
+def _statement_latex(statement: str) -> str:
+    out = []
+    for kind, source in statement_parts(statement):
+        out.append(_escape(source) if kind == "text" else r"$\displaystyle %s$" % source)
+    return " ".join(out)
+
+
+def _short_line(text: str, limit: int = 400) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -5,6 +5,14 @@ specification ``shared/spec/induction-head.md``. One module per part of the spec
 
 closed_forms
     §3 ``ih.cf.*`` and the closed-form ``ih.dv.*`` items.
+figures
+    §6 ``ih.fig1``, ``ih.fig3``, ``ih.fig4`` and the ``ih.exp.*`` runs of the actual model against the ODEs.
+real_data
+    §6 ``ih.fig2`` (wikitext-2 standard transformer) as a CPU proxy on synthetic data.
+approximation
+    §4 ``ih.dv.thm41_bound`` and §5.4 ``ih.thm4_1``, ``ih.thm4_3``, ``ih.thm4_4`` ([F] §4, reconstructed statements).
 """
 
 from checks.induction_head import closed_forms  # noqa: F401
+from checks.induction_head import ih_proof  # noqa: F401
+from checks.induction_head import ih_proof_bounds  # noqa: F401

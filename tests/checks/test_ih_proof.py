@@ -1,0 +1,81 @@
+"""The (h, w) runs and the pointwise/decision machinery of the IH-head proof claims (checks.induction_head.ih_proof*)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from checks.claim import Context
+from checks.induction_head import ih_proof_runs as R
+from derivations.errors import InvalidArgument
+
+
+@pytest.fixture(scope="module")
+def d0():
+    return R.ih_run(40, 1.0, 0.49, 0.01, "paper", "canonical")
+
+
+def test_paper_velocity_is_the_printed_first_form(d0):
+    """Canonical range, paper flow: dw/dt = 2wh H/(L-2) with H of (P1.2), dh/dt = Q/(L-2) (ih.cf.flow_wh)."""
+    w, h, ws, hs, n = d0.w, d0.h, 0.49, 0.5, 38.0
+    H = hs * (1 - (w**2 + ws**2) ** 2) ** -1.5 * (w**2 + ws**2) - h * (1 - 4 * w**4) ** -1.5 * 2 * w**2
+    Q = hs * (1 - (w**2 + ws**2) ** 2) ** -0.5 - h * (1 - 4 * w**4) ** -0.5
+    # absolute slack: rounding of the two ~h*/(L-2) terms whose difference vanishes at the fixed point
+    np.testing.assert_allclose(d0.dw, 2 * w * h * H / n, rtol=1e-9, atol=1e-14 * ws * hs / n)
+    np.testing.assert_allclose(d0.dh, Q / n, rtol=1e-9, atol=1e-14 * hs / n)
+
+
+def test_balanced_w_velocity_is_half_the_paper_one(d0):
+    """dw/dt(balanced) = ½ dw/dt(paper) at the same state (−w∂_P L vs −2w∂_P L); compared at t = 0."""
+    bal = R.ih_run(40, 1.0, 0.49, 0.01, "balanced", "canonical")
+    assert bal.dw[0] == pytest.approx(d0.dw[0] / 2, rel=1e-12)
+    assert bal.dh[0] == pytest.approx(d0.dh[0], rel=1e-12)
+
+
+def test_T1h_against_the_linear_rise_at_small_sigma():
+    """While w ≈ σ ≪ w*, (L-2)dh/dt ≈ h*ψ(w*²) - h: T_1^h ≈ (L-2)ln((c - σ)/(c - h*)), c = h*ψ(w*²)."""
+    run = R.ih_run(40, 1.0, 0.3, 1e-6, "paper", "canonical", 5.0)
+    c = 0.5 / math.sqrt(1 - 0.3**4)
+    assert run.event("T_1h") == pytest.approx(38 * math.log((c - 1e-6) / (c - 0.5)), rel=2e-3)
+
+
+def test_pointwise_finds_the_counterexample_and_empty_windows(d0):
+    mask = R.window(d0, 0.0, 100.0)
+    bound = np.full(d0.t.shape, 0.3)
+    record = R.pointwise(d0, mask, d0.h, bound)
+    assert record["status"] == "fails"
+    assert record["worst_lhs"] > 0.3 and record["worst_t"] <= 100.0
+    assert R.pointwise(d0, mask, d0.h, 1.0)["status"] == "holds"
+    empty = R.window(d0, math.nan, 1.0)
+    assert R.pointwise(d0, empty, d0.h, 1.0)["status"] == "outside-regime"
+
+
+def test_combine_orders_statuses():
+    assert R.combine(["holds", "fails"]) == "fails"
+    assert R.combine(["holds", "outside-regime"]) == "holds"
+    assert R.combine(["outside-regime"]) == "outside-regime"
+
+
+def test_pinned_parameters_replace_their_axis():
+    ctx = Context({"L": 40, "alpha": 1.0, "wstar": 0.3, "sigma": 0.01, "flow": None, "ih_model_range": None},
+                  "quick", 0)
+    assert R.grid(ctx, R.QUICK, R.FULL) == [{"L": 40, "alpha": 1.0, "wstar": 0.3, "sigma": 0.01}]
+    assert R.readings(ctx)[0] == R.CANONICAL
+
+
+def test_bad_flow_is_refused():
+    ctx = Context({"flow": "sideways", "ih_model_range": None}, "quick", 0)
+    with pytest.raises(InvalidArgument, match="flow='sideways'"):
+        R.readings(ctx)
+    with pytest.raises(InvalidArgument, match="wstar=0.8"):
+        R.ih_run(40, 1.0, 0.8, 0.01)
+
+
+def test_claims_are_registered():
+    from checks.registry import load_all
+
+    ids = {"ih.p1_1", "ih.p1_2", "ih.p1_3", "ih.eq13", "ih.eq14", "ih.eq15", "ih.eq16", "ih.eq17", "ih.step_ii1",
+           "ih.eq18", "ih.simplification"}
+    assert ids <= set(load_all())
