@@ -1,12 +1,31 @@
 """Reusable check kinds: closed-form items (identities and region inequalities) and Monte-Carlo agreement.
 
-A closed-form item's verdict is ``differs`` when a printed equality is not what its
-definition gives, ``fails`` when a printed inequality is violated at a sampled point, and
-``holds`` otherwise. Sampling cannot prove an inequality; ``checks.certify`` can.
+Each printed inequality of a closed-form item is decided twice: by sampling (the margin at
+random points, decided in 30-digit mpmath) and by certification (``checks.certify``: interval
+branch-and-bound in arb on the inequality's whole region, within a budget-dependent time
+limit; symbolic integers such as L are certified at each of the domain's sampled values, sums
+unrolled). ``evidence["certification"]`` holds one record per inequality (status certified |
+fails | undecided, boxes, smallest certified margin, coverage, counterexample, method, seconds,
+reason).
+
+The item's verdict combines them:
+
+* ``differs`` when a printed equality (canonical reading) is not what its definition gives;
+* ``fails`` when an inequality is violated at a sampled point *or* certification found a
+  counterexample (confirmed in arb) — a certified counterexample decides even when sampling
+  missed it;
+* ``inconclusive`` when the two methods contradict each other (a sampled violation on a region
+  certification proved) or Monte-Carlo disagrees with the derivation: a tdcheck bug, not a verdict;
+* ``certified`` when every inequality is certified on its whole region and every canonical
+  display is equal to its derivation *exactly* (a symbolic proof, not 30 digits at sampled
+  points) — so an item of inequalities only is certified when they all are;
+* ``holds`` otherwise: an ``undecided`` certification (time limit, touching set) leaves the
+  sampling verdict standing.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,15 +33,20 @@ from typing import Any
 import sympy as sp
 
 from checks.claim import Context, Outcome
-from derivations.core import Item
+from derivations.core import Item, RegionInequality
 from derivations.domain import Constraint, Domain
+from derivations.errors import InvalidArgument
 
-#: effort per budget: points per formula, symbolic-proof time limit (s), points per inequality.
-#: The quick budget relies on the 30-digit comparison at sampled points and gives SymPy only a
-#: moment to prove the identity (agreement "numeric" instead of "exact" when it cannot).
+#: effort per budget: points per formula, symbolic-proof time limit (s), points per inequality,
+#: certification time limit per inequality and per item (s). The quick budget relies on the
+#: 30-digit comparison at sampled points and gives SymPy only a moment to prove the identity
+#: (agreement "numeric" instead of "exact" when it cannot), and the certifier a moment per
+#: inequality: enough to confirm counterexamples and to close easy regions.
 EFFORT = {
-    "quick": {"points": 8, "symbolic_seconds": 0.05, "inequality_points": 1000},
-    "full": {"points": 24, "symbolic_seconds": 8.0, "inequality_points": 20000},
+    "quick": {"points": 8, "symbolic_seconds": 0.05, "inequality_points": 1000,
+              "certify_seconds": 0.3, "certify_item_seconds": 5.0},
+    "full": {"points": 24, "symbolic_seconds": 8.0, "inequality_points": 20000,
+             "certify_seconds": 30.0, "certify_item_seconds": 1800.0},
 }
 
 
@@ -65,6 +89,12 @@ class ItemCheck:
     #: reported beside the verdict but do not decide it
     default_readings: Mapping[str, str] = field(default_factory=dict)
     extra: Callable[[Context, Item], dict[str, Any]] | None = None
+    #: run ``checks.certify`` on every region inequality (see the module docstring)
+    certify: bool = True
+    #: per inequality (full id or the part after the item id): options for
+    #: ``certify_inequality`` (``box``, ``open_shrink``, ``min_width``, …) and ``time_factor``
+    #: (a multiple of the budget's time limit for an inequality that needs longer)
+    certify_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     _item: Item | None = field(default=None, repr=False)
 
     @property
@@ -78,13 +108,40 @@ class ItemCheck:
         """True when every flag of ``reading`` takes its canonical value (flags without one always do)."""
         return all(self.default_readings.get(flag, value) == value for flag, value in reading.items())
 
+    def certification(self, ctx: Context, item: Item, fixed: Mapping[sp.Symbol, object]) -> list[dict[str, Any]]:
+        """Certify every region inequality of ``item`` within the budget (records in inequality order)."""
+        effort = EFFORT[ctx.budget]
+        end = time.perf_counter() + effort["certify_item_seconds"]
+        out = []
+        for i, inequality in enumerate(item.inequalities):
+            options = self.certify_options.get(inequality.id) or self.certify_options.get(
+                inequality.id.removeprefix(item.id + "."), {})
+            left = end - time.perf_counter()
+            local = {s: v for s, v in fixed.items() if s in inequality.domain.symbols}
+            passed = {k: v for k, v in options.items() if k != "time_factor"}
+            if left <= 0:
+                # the pre-filter (a confirmed counterexample) still runs: a failure must not
+                # depend on how long the inequalities before this one took
+                record = certify_region_inequality(inequality, local, 0.01, passed)
+                if record["status"] != "fails":
+                    record["reason"] = (f"counterexample search only: the item's certification budget "
+                                        f"({effort['certify_item_seconds']:g} s at --budget {ctx.budget}) was "
+                                        f"spent on earlier inequalities")
+                out.append(record)
+                continue
+            # an even share of what is left, so the last inequalities are not starved by the first
+            share = left / (len(item.inequalities) - i)
+            seconds = min(effort["certify_seconds"] * float(options.get("time_factor", 1.0)), share)
+            out.append(certify_region_inequality(inequality, local, seconds, passed))
+        return out
+
     def __call__(self, ctx: Context) -> Outcome:
         """Verify every display of the item, run the Monte-Carlo cross-checks, and decide."""
         item = self.item
         effort = EFFORT[ctx.budget]
         fixed = pinned(ctx, item_domain(item))
         evidence: dict[str, Any] = {"formulas": {}, "inequalities": {}}
-        differing, failing, alternative = [], [], []
+        differing, failing, alternative, exact = [], [], [], True
         for formula in item.formulas:
             local = {s: v for s, v in fixed.items() if s in formula.domain.symbols}
             agreement = formula.verify(
@@ -97,6 +154,8 @@ class ItemCheck:
             if not agreement.equal:
                 name = formula.id.removeprefix(item.id + ".")
                 (differing if self.canonical(formula.reading) else alternative).append(name)
+            elif agreement.status != "exact" and self.canonical(formula.reading):
+                exact = False
         for inequality in item.inequalities:
             local = {s: v for s, v in fixed.items() if s in inequality.domain.symbols}
             margin = inequality.sample_margin(n_points=effort["inequality_points"], seed=ctx.seed, fixed=local)
@@ -106,6 +165,11 @@ class ItemCheck:
             }
             if not margin.holds:
                 failing.append(inequality.id.removeprefix(item.id + "."))
+        certification = self.certification(ctx, item, fixed) if self.certify else []
+        if certification:
+            evidence["certification"] = certification
+            for record in certification:
+                evidence["inequalities"][record["inequality"]]["certification"] = record["status"]
         mc_disagree, mc_records = [], []
         for check in self.monte_carlo:
             records = check.run(ctx)
@@ -120,7 +184,7 @@ class ItemCheck:
         if item.notes:
             evidence["notes"] = item.notes
         n_canonical = sum(self.canonical(f.reading) for f in item.formulas)
-        status, summary = decide(item, n_canonical, differing, failing, mc_disagree)
+        status, summary = decide(item, n_canonical, differing, failing, mc_disagree, certification, exact)
         if alternative:
             summary += "; under other readings also differ: " + ", ".join(alternative[:4]) + (
                 " …" if len(alternative) > 4 else "")
@@ -134,15 +198,34 @@ class ItemCheck:
 
 
 def decide(
-    item: Item, n_f: int, differing: list[str], failing: list[str], mc_disagree: list[str]
+    item: Item, n_f: int, differing: list[str], failing: list[str], mc_disagree: list[str],
+    certification: Sequence[Mapping[str, Any]] = (), exact: bool = False,
 ) -> tuple[str, str]:
-    """Status and one-line summary of a closed-form item with ``n_f`` displays in the canonical reading."""
+    """Status and one-line summary of a closed-form item with ``n_f`` displays in the canonical reading.
+
+    ``failing`` are the inequalities violated at a sampled point, ``certification`` the records of
+    :func:`certify_region_inequality` and ``exact`` whether every canonical display agreeing with
+    its derivation was proven symbolically (the rules are in the module docstring).
+    """
     n_i = len(item.inequalities)
+    short = lambda name: name.removeprefix(item.id + ".")  # noqa: E731
+    by_status = {k: [short(r["inequality"]) for r in certification if r["status"] == k]
+                 for k in ("certified", "fails", "undecided")}
+    contradictions = [name for name in by_status["certified"] if name in failing]
+    sampled_failures = len(failing)
+    failing = failing + [name for name in by_status["fails"] if name not in failing]
     parts = []
     if n_f:
         parts.append(f"{n_f - len(differing)}/{n_f} displays equal their derivation (canonical reading)")
     if n_i:
-        parts.append(f"{n_i - len(failing)}/{n_i} inequalities hold (sampled)")
+        parts.append(f"{n_i - sampled_failures}/{n_i} inequalities hold (sampled)")
+    if certification:
+        text = f"{len(by_status['certified'])}/{len(certification)} certified"
+        if by_status["fails"]:
+            text += f", {len(by_status['fails'])} with a certified counterexample"
+        if by_status["undecided"]:
+            text += f", {len(by_status['undecided'])} undecided"
+        parts.append(text)
     if differing:
         parts.append("differs: " + ", ".join(differing[:4]) + (" …" if len(differing) > 4 else ""))
     if failing:
@@ -151,8 +234,132 @@ def decide(
         # Monte-Carlo disagreeing with the derivation means the derivation (or the sampler) is wrong.
         parts.append("Monte-Carlo disagrees with the derivation: " + ", ".join(sorted(set(mc_disagree))))
         return "inconclusive", "; ".join(parts)
-    status = "differs" if differing else "fails" if failing else "holds"
-    return status, "; ".join(parts)
+    if contradictions:
+        parts.append("sampling and certification contradict each other on: " + ", ".join(contradictions))
+        return "inconclusive", "; ".join(parts)
+    if differing:
+        return "differs", "; ".join(parts)
+    if failing:
+        return "fails", "; ".join(parts)
+    all_certified = n_i > 0 and len(by_status["certified"]) == n_i and len(certification) == n_i
+    return ("certified" if all_certified and (exact or not n_f) else "holds"), "; ".join(parts)
+
+
+# ----------------------------------------------------------------------------- certification
+
+
+def integer_cases(inequality: RegionInequality, fixed: Mapping[sp.Symbol, object]) -> list[dict[sp.Symbol, int]]:
+    """The integer values an inequality is certified at: the pinned ones, else the domain's sampled
+    values (taken together by position, as ``Domain.sample`` cycles through them), deduplicated and
+    filtered by the constraints that involve integers only."""
+    domain = inequality.domain
+    if not domain.integers:
+        return [{}]
+    longest = max(len(choices) for _, choices in domain.integers.values())
+    cases: list[dict[sp.Symbol, int]] = []
+    for i in range(longest):
+        case = {s: int(fixed[s]) if s in fixed else int(choices[i % len(choices)])
+                for s, (_, choices) in domain.integers.items()}
+        if case in cases:
+            continue
+        ok = True
+        for constraint in domain.constraints:
+            if constraint.relation.free_symbols <= set(case):
+                ok = ok and bool(constraint.relation.subs(case))
+        if ok:
+            cases.append(case)
+    return cases
+
+
+def certify_region_inequality(
+    inequality: RegionInequality, fixed: Mapping[sp.Symbol, object], seconds: float,
+    options: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Certify ``inequality`` on its region (pinned parameters fixed) within ``seconds``.
+
+    Returns the record of ``evidence["certification"]``: ``inequality`` (id), ``status``
+    (certified | fails | undecided; over several integer cases the worst), ``boxes``, ``margin``
+    (smallest certified lower bound of rhs - lhs), ``coverage`` (certified fraction of the region,
+    the mean over integer cases), ``counterexample`` (point, both sides, margin; or None),
+    ``method``, ``seconds``, ``reason``, and ``cases`` (one entry per integer case) when there
+    are integer symbols.
+    """
+    from checks.certify import certify_inequality  # python-flint is imported only when certifying
+
+    options = dict(options or {})
+    box = dict(options.pop("box", {}))
+    for sym, value in fixed.items():
+        if sym in inequality.domain.intervals:
+            box[sym] = (value, value)
+    cases = integer_cases(inequality, fixed)
+    end = time.perf_counter() + seconds
+    records = []
+    for i, case in enumerate(cases):
+        if records and records[-1]["status"] == "fails":
+            break  # the inequality fails: the remaining cases cannot change that
+        left = end - time.perf_counter()
+        if left <= 0:
+            records.append({"integers": case, "status": "undecided", "boxes": 0, "margin": None, "coverage": 0.0,
+                            "counterexample": None, "method": "none", "seconds": 0.0,
+                            "reason": "time limit (not started)", "uncertified_boxes": []})
+            continue
+        try:
+            cert = certify_inequality(inequality, integers=case, box=box, time_limit=left / (len(cases) - i),
+                                      **options)
+        except InvalidArgument as error:  # e.g. an unbounded range or a function arb cannot evaluate
+            records.append({"integers": case, "status": "undecided", "boxes": 0, "margin": None, "coverage": 0.0,
+                            "counterexample": None, "method": "none", "seconds": 0.0,
+                            "reason": f"not certifiable as encoded: {error}", "uncertified_boxes": []})
+            continue
+        records.append(_case_record(case, cert))
+    return _combine(inequality.id, records)
+
+
+def _case_record(case: Mapping[sp.Symbol, int], cert) -> dict[str, Any]:
+    remaining = 1.0 - cert.excluded_fraction
+    coverage = 1.0 if cert.certified else (cert.certified_fraction / remaining if remaining > 0 else 0.0)
+    method = cert.method
+    if cert.touching_points:
+        method += " (touching at " + "; ".join(", ".join(f"{k}={v}" for k, v in t.items())
+                                               for t in cert.touching_points) + ")"
+    counterexample = None
+    if cert.fails:
+        counterexample = {"point": dict(cert.point), "lhs": cert.lhs_value, "rhs": cert.rhs_value,
+                          "margin": cert.margin_value}
+        if case:
+            counterexample["integers"] = {s.name: v for s, v in case.items()}
+    reason = cert.reason or ("; ".join(cert.notes) if cert.fails else "")
+    shrunk = [n for n in cert.notes if "shrunk" in n]
+    if shrunk and not cert.fails:
+        reason = "; ".join(filter(None, [reason, *shrunk]))
+    return {"integers": case, "status": cert.status, "boxes": cert.n_boxes, "margin": cert.min_margin_lower,
+            "coverage": coverage, "counterexample": counterexample, "method": method,
+            "seconds": cert.elapsed, "reason": reason,
+            "uncertified_boxes": cert.uncertified[:5] if cert.status == "undecided" else []}
+
+
+def _combine(name: str, records: list[dict[str, Any]]) -> dict[str, Any]:
+    statuses = [r["status"] for r in records]
+    status = "fails" if "fails" in statuses else "undecided" if "undecided" in statuses else "certified"
+    margins = [r["margin"] for r in records if r["margin"] is not None]
+    decisive = next((r for r in records if r["status"] == status), records[0])
+    out = {
+        "inequality": name,
+        "status": status,
+        "boxes": sum(r["boxes"] for r in records),
+        "margin": min(margins) if margins else None,
+        "coverage": sum(r["coverage"] for r in records) / len(records),
+        "counterexample": decisive["counterexample"],
+        "method": " | ".join(dict.fromkeys(r["method"] for r in records)),
+        "seconds": sum(r["seconds"] for r in records),
+        "reason": decisive["reason"],
+    }
+    if decisive["uncertified_boxes"]:
+        out["uncertified_boxes"] = decisive["uncertified_boxes"]
+    if any(r["integers"] for r in records):
+        out["cases"] = [{**{k: v for k, v in r.items() if k not in ("integers", "uncertified_boxes")},
+                         "integers": {s.name: v for s, v in r["integers"].items()}} for r in records]
+    return out
 
 
 def monte_carlo_summary(records: list[dict[str, Any]], canonical: list[dict[str, Any]]) -> str:

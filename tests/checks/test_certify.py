@@ -216,3 +216,51 @@ def test_two_variable_margin_1e6_timing(capsys):
 def test_invalid_input_is_refused(call, message):
     with pytest.raises(InvalidArgument, match=message):
         call()
+
+
+def test_time_limit_is_honoured_when_derivatives_swell():
+    """Regression: q'(p) <= 0 at L = 5 (ih.cf.stage1.dq_nonpositive.L5) took 222 s at time_limit=0.5.
+
+    The one-variable monotonicity chain differentiated the margin up to order 8 inside one box
+    test, without looking at the clock; each order doubles the expression (the 8th derivative
+    alone takes minutes). Derivatives are now built only within the budget and below a size cap.
+    """
+    from derivations.induction_head import stage1
+
+    p = stage1.ptilde
+    dq = sp.diff(stage1.q_derived(5), p)
+    certify(dq, 0, {p: (R(1, 10**9), 30)}, time_limit=0.05)  # warm up the imports
+    for limit in (0.3, 1.0):
+        start = time.perf_counter()
+        cert = certify(dq, 0, {p: (R(1, 10**9), 30)}, time_limit=limit)
+        elapsed = time.perf_counter() - start
+        assert cert.status in ("certified", "undecided"), cert
+        # the set-up (compiling the margin, the pre-filter) is not interruptible: allow it 1.5 s under load
+        assert elapsed < limit + 1.5, (limit, elapsed, cert.n_boxes)
+
+
+def test_derivative_chain_stops_at_the_size_cap(monkeypatch):
+    import checks.certify as certify_module
+    from checks.certify import _Deadline, _Problem
+
+    monkeypatch.setattr(certify_module, "MAX_DIFF_NODES", 100)
+    f = sp.Add(*[sp.exp(-k * x) / (1 + sp.exp(-k * x) + k) for k in range(1, 3)])
+    problem = _Problem(f, sp.Integer(0), [x], {}, False, [], _Deadline(time.perf_counter(), 60))
+    orders = 0
+    while problem.derivative(orders + 1) is not None:
+        orders += 1
+    assert 1 <= orders < 8
+    assert len(list(sp.preorder_traversal(problem._derivative_exprs[-1]))) > 100
+    assert problem.derivative(orders + 1) is None  # refused for good, not retried on every box
+
+
+def test_exact_face_closes_an_edge_where_the_margin_vanishes():
+    # 2(σ(a+δ) - σ(a)) ≤ δ (σ' ≤ 1/4) is tight along the whole edge δ = 0, where interval
+    # evaluation of σ(a) - σ(a + 0) over an a-interval straddles 0; the exact face does not
+    a, d = sp.Symbol("a", real=True), sp.Symbol("d", real=True)
+    sig = lambda t: 1 / (1 + sp.exp(-t))  # noqa: E731
+    cert = certify(2 * (sig(a + d) - sig(a)), d, {a: (-5, 5), d: (0, 5)}, time_limit=20)
+    assert cert.certified, cert
+    assert "face" in cert.method
+    wrong = certify(3 * (sig(a + d) - sig(a)), d / 2, {a: (-5, 5), d: (0, 5)})
+    assert wrong.fails and violates_at_50_digits(3 * (sig(a + d) - sig(a)), d / 2, wrong)

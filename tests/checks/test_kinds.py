@@ -45,3 +45,65 @@ def test_monte_carlo_disagreeing_with_the_derivation_is_inconclusive_not_a_verdi
     records = [{"agrees_with_derived": False, "agrees_with_printed": False, "z_printed": 9.0}]
     outcome = verdict([EQUAL], [], [MonteCarloCheck("mc", lambda ctx: records)])
     assert outcome.status == "inconclusive"
+
+
+# ----------------------------------------------------------------------------- certification
+
+from checks.kinds import decide  # noqa: E402
+
+k = sp.Symbol("k", integer=True, positive=True)
+L = sp.Symbol("L", integer=True, positive=True)
+#: false only for x < 1e-7: sampling (1 % away from the open end) cannot see it, the certifier can
+HIDDEN = RegionInequality("t.item.hidden", "Eq. (5)", sp.Rational(1, 10**7), x, BOX)
+SUM = RegionInequality("t.item.sum", "Eq. (6)", sp.Sum(x**k, (k, 1, L)) / L, sp.Integer(1),
+                       Domain({x: Interval(0, 1)}, {L: (2, (2, 5))}))
+KEYS = {"inequality", "status", "boxes", "margin", "coverage", "counterexample", "method", "seconds", "reason"}
+
+
+def test_inequalities_that_all_certify_make_the_item_certified():
+    outcome = verdict([], [TRUE])
+    assert outcome.status == "certified", outcome.summary
+    (record,) = outcome.evidence["certification"]
+    assert KEYS <= set(record) and record["status"] == "certified" and record["coverage"] == 1.0
+    assert outcome.evidence["inequalities"]["t.item.true"]["certification"] == "certified"
+
+
+def test_a_numeric_only_display_keeps_a_certified_item_at_holds():
+    # 8 points at 30 digits are not a proof of the identity: the item is not "certified"
+    numeric = Formula("t.item.numeric", "Eq. (7)", sp.exp(sp.log(x + 1)), x + 1, BOX)
+    outcome = verdict([numeric], [TRUE])
+    assert outcome.evidence["formulas"]["t.item.numeric"]["status"] in ("exact", "numeric")
+    expected = "certified" if outcome.evidence["formulas"]["t.item.numeric"]["status"] == "exact" else "holds"
+    assert outcome.status == expected
+
+
+def test_a_certified_counterexample_fails_the_item_where_sampling_saw_none():
+    outcome = verdict([], [HIDDEN])
+    assert outcome.evidence["inequalities"]["t.item.hidden"]["holds"]  # sampling missed it
+    (record,) = outcome.evidence["certification"]
+    assert record["status"] == "fails"
+    assert float(sp.Rational(record["counterexample"]["point"]["x"])) < 1e-7
+    assert outcome.status == "fails"
+
+
+def test_integer_symbols_are_certified_at_each_sampled_value():
+    outcome = verdict([], [SUM])
+    (record,) = outcome.evidence["certification"]
+    assert [c["integers"] for c in record["cases"]] == [{"L": 2}, {"L": 5}]
+    assert record["status"] == "certified"
+
+
+def test_a_pinned_parameter_is_a_point_of_the_box():
+    item = Item("t.item", "label", "", "toy", [], [TRUE])
+    outcome = ItemCheck(lambda: item)(Context({"x": 0.5}, "quick", 0))
+    (record,) = outcome.evidence["certification"]
+    assert record["status"] == "certified" and record["boxes"] == 1
+
+
+def test_contradicting_methods_are_inconclusive_and_undecided_leaves_sampling():
+    item = Item("t.item", "label", "", "toy", [], [TRUE])
+    certified = [{"inequality": "t.item.true", "status": "certified"}]
+    undecided = [{"inequality": "t.item.true", "status": "undecided"}]
+    assert decide(item, 0, [], ["true"], [], certified)[0] == "inconclusive"
+    assert decide(item, 0, [], [], [], undecided)[0] == "holds"
+    assert decide(item, 0, [], ["true"], [], undecided)[0] == "fails"
