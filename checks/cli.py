@@ -85,6 +85,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--report", metavar="DIR",
                      help="write DIR/index.html and DIR/report.md: verdicts, statements, evidence, figures")
 
+    run.add_argument("--dask", metavar="ADDRESS",
+                     help="run sweeps on a Dask cluster (scheduler address, e.g. tcp://host:8786); claims run "
+                          "one after another here, their sweeps' chunks on the cluster")
+    bench = commands.add_parser("bench", help="time tdcheck against its peers (SciPy, NumPy, PyTorch)")
+    bench.add_argument("names", nargs="*", help="benchmarks to run (default: all)")
+    bench.add_argument("--json", metavar="PATH", help="write the results as JSON")
+    bench.add_argument("--quick", action="store_true", help="fewer repeats (same work per repeat)")
+    bench.add_argument("--benchmarks", metavar="DIR", help="folder holding suite.py (default: ./benchmarks)")
     latex = commands.add_parser(
         "latex", help="write a LaTeX document: errata (differs/fails), then printed, derived and difference")
     latex.add_argument("selector", nargs="?", default="*")
@@ -108,6 +116,12 @@ def main(argv: list[str] | None = None) -> int:
             return command_run(args, console)
         if args.command == "latex":
             return command_latex(args, console)
+        if args.command == "bench":
+            from checks import bench
+
+            bench.run(args.names, directory=Path(args.benchmarks) if args.benchmarks else None,
+                      json_path=Path(args.json) if args.json else None, quick=args.quick, console=Console())
+            return 0
     except TdcheckError as error:
         if not isinstance(error, InvalidArgument):
             raise
@@ -136,7 +150,15 @@ def command_run(args: argparse.Namespace, console: Console) -> int:
     claims, overrides = _selected(args)
     if args.report and Path(args.report).exists() and not Path(args.report).is_dir():
         raise InvalidArgument(f"--report {args.report!r} is a file; give a directory (created if missing)")
-    verdicts, errors, forms, elapsed = execute(claims, overrides, args, console, forms=bool(args.report))
+    if args.dask:
+        from numerics.sweep import dask_executor, use_executor
+
+        executor = dask_executor(args.dask)
+        args.workers = 1  # the claims here, one by one; their sweeps on the cluster
+        with use_executor(executor):
+            verdicts, errors, forms, elapsed = execute(claims, overrides, args, console, forms=bool(args.report))
+    else:
+        verdicts, errors, forms, elapsed = execute(claims, overrides, args, console, forms=bool(args.report))
     print_table(verdicts, errors, elapsed)
     if args.json:
         record = run_record(verdicts, errors, args, elapsed)
@@ -195,6 +217,10 @@ def execute(
         else:
             # forkserver, measured faster than fork here: a forked child inherits (and copies on write) the
             # parent's whole SymPy heap; available on POSIX
+            # the workers share the cores: multi-threaded BLAS inside each one only contends (the fork
+            # server, started on first use, passes this environment to every worker)
+            for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+                os.environ.setdefault(name, "1")
             methods = multiprocessing.get_all_start_methods()
             context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
             with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_one_thread) as pool:

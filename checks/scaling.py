@@ -19,7 +19,10 @@ O(g)       the upper end of the interval is ≤ τ          the lower end is > �
 Ω(g)       the lower end of the interval is ≥ −τ          the upper end is < −τ (r shrinks)
 =========  ===========================================  ==================================
 
-and is ``inconclusive`` otherwise (too few points or too much scatter to tell). Θ and Ω also
+and is ``inconclusive`` otherwise (too few points or too much scatter to tell). A drift also has
+to matter on the sweep: a regressor fails only when the fitted change of the ratio across its
+swept range exceeds ``min_change`` (default a factor 1.5); a slope just beyond τ on a narrow axis
+(w* spans less than a decade) is ``inconclusive``, not ``fails``. Θ and Ω also
 fail when a ratio is ≤ 0 (wrong sign). Points where the observable was not reached (NaN) are
 left out and counted; the caller decides whether an empty window is ``outside-regime``.
 
@@ -109,6 +112,7 @@ class ScalingFit:
     reason: str
     excluded: int
     points: list[dict[str, Any]] = field(default_factory=list)
+    min_change: float = 1.5
 
     @property
     def band(self) -> tuple[float, float]:
@@ -126,7 +130,7 @@ class ScalingFit:
         lo, hi = self.band
         return {
             "form": self.form, "rate": self.rate, "ratio_min": lo, "ratio_max": hi,
-            "drift_tolerance": self.tolerance,
+            "drift_tolerance": self.tolerance, "min_change": self.min_change,
             "drift_slopes": {n: s.to_dict() for n, s in self.slopes.items()},
             "fitted_exponents": {n: s.to_dict() for n, s in self.exponents.items()},
             "trend_ratio_largest_over_smallest": self.trend, "decision": self.status, "reason": self.reason,
@@ -136,7 +140,7 @@ class ScalingFit:
 
 def scaling_fit(observed: Sequence[float], rate: Sequence[float], regressors: Mapping[str, Sequence[float]], *,
                 form: str = "Theta", rate_name: str = "g", tolerance: float = 0.15, level: float = 0.95,
-                labels: Sequence[Mapping[str, Any]] | None = None) -> ScalingFit:
+                labels: Sequence[Mapping[str, Any]] | None = None, min_change: float = 1.5) -> ScalingFit:
     """Decide "observed = ``form``(rate)" on a sweep (module docstring for the rule).
 
     ``observed`` and ``rate`` hold one value per grid point; ``regressors`` the swept quantities
@@ -161,7 +165,7 @@ def scaling_fit(observed: Sequence[float], rate: Sequence[float], regressors: Ma
 
     def result(status: str, reason: str, slopes=None, exponents=None, trend=None) -> ScalingFit:
         return ScalingFit(form, rate_name, ratios, slopes or {}, exponents or {}, trend or {}, tolerance, status,
-                          reason, excluded, points)
+                          reason, excluded, points, min_change)
 
     if ratios.size == 0:
         return result("inconclusive", "the observable was reached at no grid point")
@@ -180,14 +184,21 @@ def scaling_fit(observed: Sequence[float], rate: Sequence[float], regressors: Ma
         return result("inconclusive", "no regressor varies: a single configuration cannot test a scaling law",
                       slopes, exponents, trend)
     tau = tolerance
+    if min_change < 1:
+        raise InvalidArgument(f"min_change={min_change} must be >= 1 (a factor of change of the ratio)")
+    span = {n: float(np.log(kept_regs[n].max() / kept_regs[n].min())) for n in slopes}
+
+    def matters(name: str) -> bool:
+        return abs(slopes[name].estimate) * span[name] > math.log(min_change)
+
     if form == "Theta":
-        bad = [n for n, s in slopes.items() if s.low > tau or s.high < -tau]
+        bad = [n for n, s in slopes.items() if (s.low > tau or s.high < -tau) and matters(n)]
         good = all(-tau < s.low and s.high < tau for s in slopes.values())
     elif form == "O":
-        bad = [n for n, s in slopes.items() if s.low > tau]
+        bad = [n for n, s in slopes.items() if s.low > tau and matters(n)]
         good = all(s.high <= tau for s in slopes.values())
     else:
-        bad = [n for n, s in slopes.items() if s.high < -tau]
+        bad = [n for n, s in slopes.items() if s.high < -tau and matters(n)]
         good = all(s.low >= -tau for s in slopes.values())
     if bad:
         return result("fails", f"the ratio drifts along {', '.join(bad)} beyond ±{tau} in log-log slope",
@@ -195,5 +206,6 @@ def scaling_fit(observed: Sequence[float], rate: Sequence[float], regressors: Ma
     if good:
         return result("holds", f"every drift slope is within ±{tau} at {level:.0%} confidence ({dof} dof)",
                       slopes, exponents, trend)
-    return result("inconclusive", f"drift slopes cannot be separated from ±{tau} with {dof} degrees of freedom",
+    return result("inconclusive", f"drift slopes cannot be separated from ±{tau} with {dof} degrees of freedom, "
+                  f"or a drift beyond ±{tau} changes the ratio by less than {min_change}× over the sweep",
                   slopes, exponents, trend)

@@ -10,6 +10,7 @@ the chunks are submitted to an executor:
   running is unsafe, and Python deprecates it.
 - ``executor="serial"`` (or ``workers=1``): in this process, in input order; for tests and pdb.
 - any ``Executor``, e.g. ``distributed.Client(address).get_executor()``; the caller owns it.
+- ``executor=None`` inside ``with use_executor(ex):`` (what ``tdcheck run --dask ADDRESS`` does): ``ex``.
 
 Reproducibility. A point's result must not depend on which worker ran it, or when: ``fn`` must
 be a deterministic, picklable top-level function that derives any randomness from the point
@@ -19,6 +20,7 @@ results serially, on a process pool or on a cluster.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import multiprocessing
@@ -38,6 +40,34 @@ Chunk = list[tuple[int, Point]]
 
 class PointFailed(TdcheckError, RuntimeError):
     """``fn`` raised at a point of a sweep; the message names the point and holds the traceback."""
+
+
+_default_executor: list[Executor] = []
+
+
+@contextlib.contextmanager
+def use_executor(executor: Executor) -> Iterator[Executor]:
+    """Within the block, sweeps given no executor run on ``executor`` (e.g. a Dask cluster's)."""
+    if not isinstance(executor, Executor):
+        raise InvalidArgument(f"executor={executor!r} is not a concurrent.futures.Executor")
+    _default_executor.append(executor)
+    try:
+        yield executor
+    finally:
+        _default_executor.pop()
+
+
+def dask_executor(address: str) -> Executor:
+    """``distributed.Client(address).get_executor()``, with a clear error when Dask is missing or unreachable."""
+    try:
+        from distributed import Client
+    except ImportError as exc:
+        raise InvalidArgument("--dask needs dask.distributed: pip install 'tdcheck[distributed]'") from exc
+    try:
+        client = Client(address, timeout="10s")
+    except (OSError, TimeoutError) as exc:
+        raise InvalidArgument(f"--dask {address!r}: cannot reach a Dask scheduler there ({exc})") from exc
+    return client.get_executor()
 
 
 def grid(**axes: Iterable[Any]) -> list[dict[str, Any]]:
@@ -151,6 +181,8 @@ def iter_sweep(
         msg = f"executor={executor!r} is not a concurrent.futures.Executor; pass one, 'serial' or None"
         raise InvalidArgument(msg)
     points = list(points)
+    if executor is None and _default_executor:
+        executor = _default_executor[-1]
     serial = executor == "serial" or (executor is None and workers == 1)
     n_workers = workers or os.cpu_count() or 1
     if chunk_size is None:

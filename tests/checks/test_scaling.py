@@ -72,3 +72,13 @@ def test_bad_input_names_the_parameter():
         scaling_fit([1.0, 2.0], [1.0, 0.0], {"L": [1.0, 2.0]})
     with pytest.raises(InvalidArgument, match="regressor 'L'"):
         loglog_fit([1.0, 2.0], {"L": [1.0, -2.0]})
+
+
+def test_a_small_drift_on_a_narrow_axis_is_inconclusive_not_fails():
+    """Ratio ∝ w*^0.3 over w* ∈ [0.3, 0.49] changes by only 1.16×: too little to call a drift."""
+    w = np.array([0.3, 0.35, 0.4, 0.45, 0.49] * 3)
+    L = np.repeat([40.0, 400.0, 4000.0], 5)
+    fit = scaling_fit(L * w**0.3, L, {"L": L, "wstar": w})
+    assert fit.slopes["wstar"].low > 0.15
+    assert fit.status == "inconclusive"
+    assert scaling_fit(L * w**0.3, L, {"L": L, "wstar": w}, min_change=1.1).status == "fails"

@@ -1,4 +1,34 @@
-"""The reduced Stage-II gradient flow of the induction-head paper, compiled, with its hitting times."""
+r"""The reduced Stage-II gradient flow of the induction-head paper, compiled, with its hitting times.
+
+Spec §2.7 ([W] C.3.1–C.3.2): with the ideal first layer and separate value heads, Stage II is
+two independent blocks, (p, g) driven by L_G4 (Eq. (7)'s definition) and (h, w) driven by
+L_IH2. Every right-hand side is ``diff`` of the toolkit's own SymPy losses, in each mode:
+
+* ``flow`` — ``paper`` dw/dt = -dL(w²)/dw, ``balanced`` dw/dt = -w ∂_P L|_{P=w²} (half as fast);
+* ``ih_loss`` — ``exp_simplified`` (C.3.2's e^{z_s}/(L-2) softmax, ih.cf.L_IH2) or
+  ``softmax_largeL`` (the large-L true-softmax loss of ih.dv.softmax_loss);
+* ``ih_model_range`` — ``canonical`` / ``literal`` head-2 range (exp_simplified only: the large-L
+  loss has no range at leading order); ``head1_range`` for the (p, g) block;
+* ``tokens`` — ``gaussian`` or ``boolean`` (ih.dv.boolean's closed forms).
+
+Entry points
+------------
+``stage2_velocity(...)(p, g, h, w, L, alpha, wstar) -> (dp/dt, dg/dt, dh/dt, dw/dt)``
+    Pointwise velocities at arrays of states (broadcasting; w itself, not ln w), for checks of
+    proof-chain inequalities along trajectories.
+``stage2_run(L, alpha, wstar, sigma, ...) -> (Solution, (L_G4, L_IH2))``
+    One run of the four-variable flow (p, g, h, ln w) from θ(0) = σ; stops at T_III.
+``ih_flow(...)`` / ``ih_run(...)``
+    The (h, ln w) block alone in scaled time τ = t/S (S = (1+α*)²L ln(1/σ)/w*², spec §2.11),
+    so that many points share one save grid (``numerics.models.induction_head.sweeps``); it
+    runs past T_III into Phase IV and stops at T_tail.
+
+Events (first crossings; all times in t): T_1g g > g*; T_I L_G4 <= 0.01 L_G4(0); T_o = T_1^h
+h > h*; T_2h dh/dt = 0 from above; T_w_001 w > 0.01 w*; T_w_half w > w*/2; T_II / T_III
+L_IH2 <= 0.99 / 0.01 L_IH2(T_o); T_tail (ih_flow only) L_IH2 - L_min <= 1e-10 (L_IH2(T_o) - L_min).
+An event whose condition already holds at t = 0 does not fire (``numerics.ode``): w(0) = σ >
+0.01w* is reported by the callers as T_w_001 = 0.
+"""
 
 from __future__ import annotations
 
@@ -9,100 +39,230 @@ import math
 import numpy as np
 
 from derivations.errors import InvalidArgument
+from numerics.models.induction_head.tokens import TOKEN_LAWS
 
 #: hitting times of the Stage-II flow (spec §1 and Thm 4), as events of the integrator
-STAGE2_EVENTS = ("T_1g", "T_I", "T_o", "T_2h", "T_w_half", "T_II", "T_III")
+STAGE2_EVENTS = ("T_1g", "T_I", "T_o", "T_2h", "T_w_001", "T_w_half", "T_II", "T_III")
 STAGE2_STATE = ("p", "g", "h", "log_w")
+IH_EVENTS = ("T_o", "T_2h", "T_w_001", "T_w_half", "T_II", "T_III", "T_tail")
+IH_STATE = ("h", "log_w")
+IH_LOSS_MODES = ("exp_simplified", "softmax_largeL")
+RANGES = ("canonical", "literal")
+#: T_tail fires when L_IH2 - L_min has fallen to this fraction of L_IH2(T_o) - L_min
+TAIL_FRACTION = 1e-10
+
+
+def check_modes(flow: str, ih_model_range: str, ih_loss: str, tokens: str = "gaussian") -> None:
+    """Refuse unknown mode flags (spec §2.10), naming the flag and the valid values."""
+    for name, value, valid in (("flow", flow, ("paper", "balanced")), ("ih_model_range", ih_model_range, RANGES),
+                               ("ih_loss", ih_loss, IH_LOSS_MODES), ("tokens", tokens, TOKEN_LAWS)):
+        if value not in valid:
+            raise InvalidArgument(f"{name}={value!r} is not one of {', '.join(valid)}")
+    if ih_loss == "softmax_largeL" and ih_model_range != "canonical":
+        raise InvalidArgument(f"ih_model_range={ih_model_range!r} with ih_loss='softmax_largeL': the large-L loss "
+                              "has no range at leading order (one position in L-2); use ih_model_range='canonical'")
 
 
 @functools.cache
-def stage2_flow(flow: str = "paper", head1_range: str = "canonical", ih_model_range: str = "canonical"):
-    """The reduced Stage-II flow of (p, g, h, w), compiled from the SymPy losses with ``diff``.
+def ih_loss_expr(ih_model_range: str = "canonical", ih_loss: str = "exp_simplified", tokens: str = "gaussian"):
+    """The IH loss L_IH2(h, w; L, α*, w*) of a mode, as a SymPy expression (symbols of ``symbols``)."""
+    from derivations.induction_head import derive_verify, ih_head
 
-    State (p, g, h, ln w): integrating ln w keeps full relative accuracy on the plateau for
-    small initialisations (spec §8). Parameters (L, α*, w*, L_G4(θ(0))). The (p, g) block is
-    the gradient flow of the derived L_G4 (Eq. (7)'s definition), the (h, w) block that of the
-    derived exp-simplified L_IH2 (Eq. (10)'s definition) in the given ``flow`` mode.
+    check_modes("paper", ih_model_range, ih_loss, tokens)
+    if ih_loss == "softmax_largeL":
+        return derive_verify.softmax_largeL_derived(tokens)
+    return ih_head.L_IH2_derived(ih_model_range, law="rademacher" if tokens == "boolean" else "gaussian")
 
-    Events (first crossing): T_1g g > g*; T_I L_G4 <= 0.01 L_G4(0); T_o = T_1^h h > h*;
-    T_2h dh/dt = 0 from above; T_w_half w > w*/2; T_II L_IH2 <= 0.99 L_IH2(T_o);
-    T_III L_IH2 <= 0.01 L_IH2(T_o).
-    """
+
+def _ih_block(flow: str, ih_model_range: str, ih_loss: str, tokens: str):
+    """(loss, dh/dt, d ln w/dt) in the symbols (h, log_w, L float, α*, w*), then dw/dt in w, ln w, L."""
     import sympy as sp
 
     from derivations.flows import reduced_velocity
-    from derivations.induction_head import four_gram, ih_head
     from derivations.induction_head import symbols as S
-    from numerics.compile import EventSpec, event_state, vector_field
 
-    lw, loss0 = sp.symbols("log_w loss_G4_0", real=True)
-    Lf = sp.Symbol("L", positive=True)  # the float parameter L
-    loss_g4 = four_gram.L_G4_derived(head1_range).subs(S.L, Lf)
-    loss_ih = ih_head.L_IH2_derived(ih_model_range).subs(S.L, Lf)
-    P = sp.Symbol("P", positive=True)
-    dp, dg = -sp.diff(loss_g4, S.p), -sp.diff(loss_g4, S.g)
-    dh = -sp.diff(loss_ih, S.h)
-    dw = reduced_velocity(loss_ih.subs(S.w, sp.sqrt(P)), P, S.w, flow)
+    check_modes(flow, ih_model_range, ih_loss, tokens)
+    lw, Lf, P = sp.Symbol("log_w", real=True), sp.Symbol("L", positive=True), sp.Symbol("P", positive=True)
+    loss = ih_loss_expr(ih_model_range, ih_loss, tokens).subs(S.L, Lf)
+    dh = -sp.diff(loss, S.h)
+    dw = reduced_velocity(loss.subs(S.w, sp.sqrt(P)), P, S.w, flow)
     on_log = {S.w: sp.exp(lw)}
-    rhs = [dp, dg, dh.subs(on_log), (dw / S.w).subs(on_log)]
-    ih_loss = loss_ih.subs(on_log)
-    h_o, lw_o = event_state("T_o", S.h), event_state("T_o", lw)
-    ih_loss_at_o = loss_ih.subs({S.h: h_o, S.w: sp.exp(lw_o)})
+    return loss.subs(on_log), dh.subs(on_log), (dw / S.w).subs(on_log), (dh, dw), lw, Lf
+
+
+def _suffix(ih_loss: str, tokens: str) -> str:
+    # the default modes keep the historical kernel names (no recompilation for existing callers)
+    return ("" if ih_loss == "exp_simplified" else "_smLL") + ("" if tokens == "gaussian" else "_bool")
+
+
+def _ih_events(h_sym, lw, loss, dh, extra=()):
+    """The IH-head events shared by both fields (relative ones use L_IH2 at T_o)."""
+    import sympy as sp
+
+    from derivations.induction_head import symbols as S
+    from numerics.compile import EventSpec, event_state
+
+    loss_at_o = loss.subs({h_sym: event_state("T_o", h_sym), lw: event_state("T_o", lw)})
+    return [
+        EventSpec("T_o", h_sym - S.hstar, +1),
+        EventSpec("T_2h", dh, -1),
+        EventSpec("T_w_001", lw - sp.log(S.wstar / 100), +1),
+        EventSpec("T_w_half", lw - sp.log(S.wstar / 2), +1),
+        EventSpec("T_II", loss - sp.Rational(99, 100) * loss_at_o, -1),
+        *extra(loss_at_o),
+    ]
+
+
+@functools.cache
+def stage2_flow(flow: str = "paper", head1_range: str = "canonical", ih_model_range: str = "canonical",
+                ih_loss: str = "exp_simplified", tokens: str = "gaussian"):
+    """The reduced Stage-II flow of (p, g, h, ln w), compiled from the SymPy losses with ``diff``.
+
+    State (p, g, h, ln w): integrating ln w keeps full relative accuracy on the plateau for
+    small initialisations (spec §8). Parameters (L, α*, w*, L_G4(θ(0))). Events: module
+    docstring (T_III is terminal; there is no T_tail).
+    """
+    import sympy as sp
+
+    from derivations.induction_head import four_gram
+    from derivations.induction_head import symbols as S
+    from numerics.compile import EventSpec, vector_field
+
+    loss_ih, dh, dlw, _, lw, Lf = _ih_block(flow, ih_model_range, ih_loss, tokens)
+    loss0 = sp.Symbol("loss_G4_0", real=True)
+    loss_g4 = four_gram.L_G4_derived(head1_range).subs(S.L, Lf)
+    rhs = [-sp.diff(loss_g4, S.p), -sp.diff(loss_g4, S.g), dh, dlw]
     events = [
         EventSpec("T_1g", S.g - S.gstar, +1),
         EventSpec("T_I", loss_g4 - loss0 / 100, -1),
-        EventSpec("T_o", S.h - S.hstar, +1),
-        EventSpec("T_2h", rhs[2], -1),
-        EventSpec("T_w_half", lw - sp.log(S.wstar / 2), +1),
-        EventSpec("T_II", ih_loss - sp.Rational(99, 100) * ih_loss_at_o, -1),
-        EventSpec("T_III", ih_loss - ih_loss_at_o / 100, -1, terminal=True),
+        *_ih_events(S.h, lw, loss_ih, dh, lambda at_o: [EventSpec("T_III", loss_ih - at_o / 100, -1, terminal=True)]),
     ]
-    name = f"ih_stage2_{flow}_{head1_range}_{ih_model_range}"
+    name = f"ih_stage2_{flow}_{head1_range}_{ih_model_range}{_suffix(ih_loss, tokens)}"
     field = vector_field(rhs, [S.p, S.g, S.h, lw], [Lf, S.alpha, S.wstar, loss0], name=name, events=events)
     return dataclasses.replace(field, state_names=STAGE2_STATE)
 
 
 @functools.cache
-def stage2_losses(head1_range: str = "canonical", ih_model_range: str = "canonical"):
+def ih_flow(flow: str = "paper", ih_model_range: str = "canonical", ih_loss: str = "exp_simplified",
+            tokens: str = "gaussian"):
+    """The (h, ln w) block alone, in scaled time τ = t/S: d(h, ln w)/dτ = S·(dh/dt, d ln w/dt).
+
+    Parameters (L, α*, w*, S, L_min), L_min the minimum of L_IH2 (the terminal T_tail event).
+    Event times are in τ; multiply by S for t.
+    """
+    import sympy as sp
+
+    from derivations.induction_head import symbols as S
+    from numerics.compile import EventSpec, vector_field
+
+    loss, dh, dlw, _, lw, Lf = _ih_block(flow, ih_model_range, ih_loss, tokens)
+    scale, loss_min = sp.Symbol("S", positive=True), sp.Symbol("L_min", real=True)
+    events = _ih_events(S.h, lw, loss, dh, lambda at_o: [
+        EventSpec("T_III", loss - at_o / 100, -1),
+        EventSpec("T_tail", loss - loss_min - TAIL_FRACTION * (at_o - loss_min), -1, terminal=True)])
+    name = f"ih_head2_{flow}_{ih_model_range}{_suffix(ih_loss, tokens)}"
+    field = vector_field([scale * dh, scale * dlw], [S.h, lw], [Lf, S.alpha, S.wstar, scale, loss_min],
+                         name=name, events=events)
+    return dataclasses.replace(field, state_names=IH_STATE)
+
+
+@functools.cache
+def stage2_losses(head1_range: str = "canonical", ih_model_range: str = "canonical",
+                  ih_loss: str = "exp_simplified", tokens: str = "gaussian"):
     """Grid kernels (L_G4, L_IH2) of the state (p, g, h, ln w) and parameters (L, α*, w*)."""
     import sympy as sp
 
-    from derivations.induction_head import four_gram, ih_head
+    from derivations.induction_head import four_gram
     from derivations.induction_head import symbols as S
     from numerics.compile import grid_kernel
 
     lw = sp.Symbol("log_w", real=True)
     Lf = sp.Symbol("L", positive=True)
     g4 = four_gram.L_G4_derived(head1_range).subs(S.L, Lf)
-    ih = ih_head.L_IH2_derived(ih_model_range).subs({S.L: Lf, S.w: sp.exp(lw)})
+    ih = ih_loss_expr(ih_model_range, ih_loss, tokens).subs({S.L: Lf, S.w: sp.exp(lw)})
     args = [S.p, S.g, S.h, lw, Lf, S.alpha, S.wstar]
     return (grid_kernel(g4, args, name=f"ih_LG4_{head1_range}"),
-            grid_kernel(ih, args, name=f"ih_LIH2_{ih_model_range}"))
+            grid_kernel(ih, args, name=f"ih_LIH2_{ih_model_range}{_suffix(ih_loss, tokens)}"))
+
+
+@dataclasses.dataclass(frozen=True)
+class Velocity:
+    """(dp/dt, dg/dt, dh/dt, dw/dt) of the Stage-II flow at broadcast states (p, g, h, w) and (L, α*, w*)."""
+
+    kernels: tuple
+    modes: dict
+
+    def __call__(self, p, g, h, w, L, alpha, wstar) -> tuple[np.ndarray, ...]:
+        """Velocities at the given states; w > 0 (not ln w). Returns four float64 arrays."""
+        w = np.asarray(w, dtype=float)
+        if np.any(~(w > 0)):
+            raise InvalidArgument(f"w must be > 0 (the flow is written in ln w); got min {np.min(w)}")
+        return tuple(k(p, g, h, w, L, alpha, wstar) for k in self.kernels)
+
+
+@functools.cache
+def stage2_velocity(flow: str = "paper", head1_range: str = "canonical", ih_model_range: str = "canonical",
+                    ih_loss: str = "exp_simplified", tokens: str = "gaussian") -> Velocity:
+    """The pointwise velocity field of :func:`stage2_flow` (same expressions), for checks along trajectories.
+
+    ``stage2_velocity(flow)(p, g, h, w, L, alpha, wstar)`` → (dp/dt, dg/dt, dh/dt, dw/dt), each
+    broadcast over its inputs (numba ``prange`` grid kernels, identical for any thread count).
+    """
+    import sympy as sp
+
+    from derivations.induction_head import four_gram
+    from derivations.induction_head import symbols as S
+    from numerics.compile import grid_kernel
+
+    _, _, _, (dh, dw), _, Lf = _ih_block(flow, ih_model_range, ih_loss, tokens)
+    loss_g4 = four_gram.L_G4_derived(head1_range).subs(S.L, Lf)
+    exprs = {"dp": -sp.diff(loss_g4, S.p), "dg": -sp.diff(loss_g4, S.g), "dh": dh, "dw": dw}
+    args = [S.p, S.g, S.h, S.w, Lf, S.alpha, S.wstar]
+    tag = f"{flow}_{head1_range}_{ih_model_range}{_suffix(ih_loss, tokens)}"
+    kernels = tuple(grid_kernel(e, args, name=f"ih_vel_{k}_{tag}") for k, e in exprs.items())
+    return Velocity(kernels, {"flow": flow, "head1_range": head1_range, "ih_model_range": ih_model_range,
+                              "ih_loss": ih_loss, "tokens": tokens})
+
+
+def check_point(L, alpha: float, wstar: float, sigma: float, tokens: str = "gaussian") -> None:
+    """Refuse parameters outside the flow's domain, naming the constraint."""
+    if not (isinstance(L, int | np.integer) and L >= 5):
+        raise InvalidArgument(f"L={L!r} must be an integer >= 5 (head 1 needs positions 2..L-1)")
+    if not 0 < sigma < 1:
+        raise InvalidArgument(f"sigma={sigma} must lie in (0, 1)")
+    if not alpha > 0:
+        raise InvalidArgument(f"alpha={alpha} must be > 0 (alpha* = Ω(1))")
+    if tokens == "gaussian" and not 0 < wstar < 2**-0.5:
+        raise InvalidArgument(f"wstar={wstar} violates 2*wstar**2 < 1 (Eq. (10) diverges); choose wstar < 0.7071")
+    if not wstar > 0:
+        raise InvalidArgument(f"wstar={wstar} must be > 0")
+
+
+def time_scale(L: float, alpha: float, wstar: float, sigma: float) -> float:
+    """S = (1+α*)² L ln(1/σ)/w*², the printed rate of T_II and T_III (spec §2.11)."""
+    return (1 + alpha) ** 2 * L * math.log(1 / sigma) / wstar**2
 
 
 def stage2_run(L: int, alpha: float, wstar: float, sigma: float, *, flow: str = "paper", init: str = "eq4",
                horizon: float | None = None, rtol: float = 1e-10, atol: float = 1e-13, n_save: int = 400,
-               head1_range: str = "canonical", ih_model_range: str = "canonical"):
-    """Integrate the Stage-II flow from θ(0) (``init``: eq4 all at σ; c2 p = w = 0 except... see spec §2.5).
+               head1_range: str = "canonical", ih_model_range: str = "canonical", ih_loss: str = "exp_simplified",
+               tokens: str = "gaussian"):
+    """Integrate the Stage-II flow from θ(0) (``init``: eq4 all at σ; c2 is refused, see below).
 
     Returns the :class:`numerics.ode.Solution` (times log-spaced from 1e-3 to the horizon) and
-    the losses (L_G4, L_IH2) at the saved times. The default horizon is 60 S with
-    S = (1+α*)² L ln(1/σ)/w*² (spec §2.11); integration stops at T_III.
+    the losses (L_G4, L_IH2) at the saved times. The default horizon is 60 S
+    (:func:`time_scale`); integration stops at T_III.
     """
     from numerics.ode import Tolerance, integrate
 
-    if not 0 < sigma < 1:
-        raise InvalidArgument(f"sigma={sigma} must lie in (0, 1)")
-    if not 0 < wstar < 2**-0.5:
-        raise InvalidArgument(f"wstar={wstar} violates 2*wstar**2 < 1 (Eq. (10) diverges); choose wstar < 0.7071")
+    check_point(L, alpha, wstar, sigma, tokens)
     if init not in ("eq4", "c2"):
         raise InvalidArgument(f"init={init!r} is not one of eq4, c2")
     if init == "c2":
         raise InvalidArgument("init='c2' sets w(0) = 0, a fixed point of the w-flow; Stage II needs w(0) > 0")
-    scale = (1 + alpha) ** 2 * L * math.log(1 / sigma) / wstar**2
-    horizon = horizon or 60 * scale
-    field = stage2_flow(flow, head1_range, ih_model_range)
-    g4_kernel, ih_kernel = stage2_losses(head1_range, ih_model_range)
+    horizon = horizon or 60 * time_scale(L, alpha, wstar, sigma)
+    field = stage2_flow(flow, head1_range, ih_model_range, ih_loss, tokens)
+    g4_kernel, ih_kernel = stage2_losses(head1_range, ih_model_range, ih_loss, tokens)
     y0 = np.array([sigma, sigma, sigma, math.log(sigma)])
     loss0 = float(g4_kernel(*y0, float(L), alpha, wstar))
     params = np.array([float(L), alpha, wstar, loss0])
@@ -112,3 +272,72 @@ def stage2_run(L: int, alpha: float, wstar: float, sigma: float, *, flow: str = 
     losses = (g4_kernel(y[:, 0], y[:, 1], y[:, 2], y[:, 3], float(L), alpha, wstar),
               ih_kernel(y[:, 0], y[:, 1], y[:, 2], y[:, 3], float(L), alpha, wstar))
     return solution, losses
+
+
+@functools.cache
+def ih_profile(ih_model_range: str = "canonical", ih_loss: str = "exp_simplified", tokens: str = "gaussian"):
+    """Grid kernels (h_eq(w), L_IH2(h_eq(w), w)): the minimiser in h at fixed w and the profile loss."""
+    import sympy as sp
+
+    from derivations.induction_head import symbols as S
+    from derivations.induction_head.derive_verify import h_equilibrium
+    from numerics.compile import grid_kernel
+
+    Lf = sp.Symbol("L", positive=True)
+    loss = ih_loss_expr(ih_model_range, ih_loss, tokens).subs(S.L, Lf)
+    h_eq = h_equilibrium(loss)
+    args = [S.w, Lf, S.alpha, S.wstar]
+    tag = f"{ih_model_range}{_suffix(ih_loss, tokens)}"
+    return (grid_kernel(h_eq, args, name=f"ih_heq_{tag}"),
+            grid_kernel(loss.subs(S.h, h_eq), args, name=f"ih_profile_{tag}"))
+
+
+@functools.lru_cache(maxsize=4096)
+def ih_minimiser(L: float, alpha: float, wstar: float, *, ih_model_range: str = "canonical",
+                 ih_loss: str = "exp_simplified", tokens: str = "gaussian") -> tuple[float, float, float]:
+    """(w_min, h_min, L_min): the minimiser of L_IH2 over (h, w > 0) (Brent on the profile in w)."""
+    from scipy.optimize import minimize_scalar
+
+    h_eq, profile = ih_profile(ih_model_range, ih_loss, tokens)
+    upper = 2**-0.5 * (1 - 1e-9) if tokens == "gaussian" else 3.0
+    f = lambda x: float(profile(x, float(L), alpha, wstar))  # noqa: E731
+    found = minimize_scalar(f, bounds=(1e-9, upper), method="bounded", options={"xatol": 1e-13})
+    return float(found.x), float(h_eq(found.x, float(L), alpha, wstar)), float(found.fun)
+
+
+def ih_initial(L, alpha, wstar, sigma, *, ih_model_range="canonical", ih_loss="exp_simplified",
+               tokens="gaussian") -> tuple[np.ndarray, np.ndarray, dict]:
+    """(y0, params, extras) of :func:`ih_flow` from h(0) = w(0) = σ (Eq. (4)); extras hold S and the minimiser."""
+    check_point(L, alpha, wstar, sigma, tokens)
+    scale = time_scale(L, alpha, wstar, sigma)
+    w_min, h_min, loss_min = ih_minimiser(L, alpha, wstar, ih_model_range=ih_model_range, ih_loss=ih_loss,
+                                          tokens=tokens)
+    y0 = np.array([sigma, math.log(sigma)])
+    params = np.array([float(L), float(alpha), float(wstar), scale, loss_min])
+    return y0, params, {"S": scale, "w_min": w_min, "h_min": h_min, "L_min": loss_min}
+
+
+def ih_run(L: int, alpha: float, wstar: float, sigma: float, *, flow: str = "paper",
+           ih_model_range: str = "canonical", ih_loss: str = "exp_simplified", tokens: str = "gaussian",
+           horizon: float = 60.0, rtol: float = 1e-10, atol: float = 1e-13, save_tau=None, max_steps: int = 10**7):
+    """One run of :func:`ih_flow` (scaled time τ = t/S, to τ = ``horizon`` or T_tail).
+
+    Returns (Solution in τ, extras with "S", "L_min", "w_min", "h_min"). ``save_tau`` defaults to
+    0 and 600 log-spaced τ from 1e-8 to the horizon.
+    """
+    from numerics.ode import Tolerance, integrate
+
+    y0, params, extras = ih_initial(L, alpha, wstar, sigma, ih_model_range=ih_model_range, ih_loss=ih_loss,
+                                    tokens=tokens)
+    save = default_save_grid(horizon) if save_tau is None else np.asarray(save_tau, dtype=float)
+    solution = integrate(ih_flow(flow, ih_model_range, ih_loss, tokens), y0, (0.0, horizon), params,
+                         tol=Tolerance(rtol, atol), save_at=save, max_steps=max_steps)
+    return solution, extras
+
+
+def default_save_grid(horizon: float = 60.0, n_log: int = 600, n_linear: int = 0) -> np.ndarray:
+    """0, ``n_log`` log-spaced τ in [1e-8, horizon] and optionally ``n_linear`` evenly spaced ones."""
+    parts = [[0.0], np.geomspace(1e-8, horizon, n_log)]
+    if n_linear:
+        parts.append(np.linspace(0.0, horizon, n_linear))
+    return np.unique(np.concatenate(parts))

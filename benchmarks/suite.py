@@ -1,0 +1,263 @@
+"""The benchmarks of ``tdcheck bench``: tdcheck and its peers on the same work, in one process run.
+
+Each function takes ``quick`` (fewer repeats; same work) and returns a
+:class:`checks.bench.Result`. Times are the best of several repeats after a warm-up call (compile
+time is measured separately by ``compile``). Ratios are peer time / tdcheck time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from checks.bench import Peer, Result
+
+HERE = Path(__file__).parent
+#: the ih-flow configuration of issue #4
+FLOW = {"L": 40.0, "alpha": 1.0, "wstar": 0.49, "sigma": 0.01, "t1": 2e4, "rtol": 1e-8, "atol": 1e-11}
+
+
+def _best(fn, repeats: int) -> float:
+    fn()  # warm-up: compilation and caches
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def _flow_field():
+    """tdcheck's generated Stage-II field (paper flow, canonical ranges) without its events."""
+    from numerics.models.induction_head import stage2_flow
+
+    field = stage2_flow("paper")
+    return dataclasses.replace(field, events=None, event_names=(), event_directions=(), terminal=())
+
+
+def _y0() -> np.ndarray:
+    s = FLOW["sigma"]
+    return np.array([s, s, s, math.log(s)])
+
+
+def ih_flow(quick: bool = False) -> Result:
+    """One Stage-II trajectory: generated kernel vs SciPy solve_ivp (RK45, DOP853) and hand-written numba."""
+    from ih_flow_reference import rhs_python, solve_reference
+    from scipy.integrate import solve_ivp
+
+    from numerics.ode import Tolerance, integrate
+
+    field = _flow_field()
+    params = np.array([FLOW["L"], FLOW["alpha"], FLOW["wstar"], 0.0])
+    tol = Tolerance(FLOW["rtol"], FLOW["atol"])
+    y0, t1 = _y0(), FLOW["t1"]
+    out = {}
+
+    def ours():
+        out["tdcheck"] = integrate(field, y0, (0.0, t1), params, tol=tol)
+
+    repeats = 3 if quick else 10
+    ours_s = _best(ours, repeats)
+    peers, finals = [], {"tdcheck": out["tdcheck"].y_final}
+    for method in ("RK45", "DOP853"):
+        def scipy_run(method=method):
+            out[method] = solve_ivp(rhs_python, (0.0, t1), y0, method=method, rtol=FLOW["rtol"], atol=FLOW["atol"],
+                                    args=(FLOW["L"], FLOW["alpha"], FLOW["wstar"]))
+        seconds = _best(scipy_run, 1 if quick else 2)
+        finals[method] = out[method].y[:, -1]
+        peers.append(Peer(f"scipy solve_ivp {method}", seconds, seconds / ours_s,
+                          f"{out[method].nfev} rhs calls"))
+
+    def hand():
+        out["hand"] = solve_reference(y0, t1, FLOW["L"], FLOW["alpha"], FLOW["wstar"], FLOW["rtol"], FLOW["atol"],
+                                      1e-3)
+    hand_s = _best(hand, repeats)
+    finals["hand-written numba"] = out["hand"][0]
+    peers.append(Peer("hand-written numba DOPRI5", hand_s, hand_s / ours_s, f"{out['hand'][1]} steps"))
+    rk45 = peers[0].ratio
+    within = ours_s <= 1.5 * hand_s
+    spread = {name: float(np.max(np.abs(y - finals["DOP853"]))) for name, y in finals.items()}
+    return Result("ih-flow", "Stage-II flow, L=40, α*=1, w*=0.49, σ=0.01, t∈[0,2e4], rtol 1e-8, atol 1e-11",
+                  ours_s, peers, target="≥100× SciPy RK45; ≤1.5× hand-written numba",
+                  met=bool(rk45 >= 100 and within),
+                  extra={"tdcheck steps": out["tdcheck"].n_steps, "tdcheck/hand-written time": ours_s / hand_s,
+                         "max |y(t1) - y_DOP853(t1)|": spread})
+
+
+def _sweep_points(n: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(0)
+    wstar = rng.uniform(0.2, 0.6, n)
+    alpha = rng.choice([0.5, 1.0, 4.0], n)
+    sigma = 10.0 ** rng.uniform(-4, -2, n)
+    L = rng.choice([40.0, 100.0, 400.0], n)
+    y0 = np.column_stack([sigma, sigma, sigma, np.log(sigma)])
+    gs = alpha / (1 + alpha)
+    loss0 = 0.5 * (gs**2 - 2 * sigma * gs / L + sigma**2 / L)  # L_G4 at p ≈ 0: the T_I threshold scale
+    return y0, np.column_stack([L, alpha, wstar, loss0])
+
+
+def ih_sweep(quick: bool = False) -> Result:
+    """1000 trajectories with hitting-time events in one batch, at 1 and 2 numba threads."""
+    import numba
+
+    from numerics.models.induction_head import stage2_flow
+    from numerics.ode import Tolerance, integrate_batch
+
+    field = stage2_flow("paper")
+    n = 1000
+    y0s, params = _sweep_points(n)
+    horizon = 60 * float(np.max((1 + params[:, 1]) ** 2 * params[:, 0] * np.log(1 / y0s[:, 0]) / params[:, 2] ** 2))
+    tol = Tolerance(1e-8, 1e-11)
+    times, results = {}, {}
+    available = numba.config.NUMBA_NUM_THREADS
+    previous = numba.get_num_threads()
+    try:
+        for threads in sorted({1, min(2, available)}):
+            numba.set_num_threads(threads)
+
+            def run(threads=threads):
+                results[threads] = integrate_batch(field, y0s, params, (0.0, horizon), tol=tol, on_error="record")
+            times[threads] = _best(run, 1 if quick else 3)
+    finally:
+        numba.set_num_threads(previous)
+    speedup = times[1] / times[max(times)] if len(times) > 1 else None
+    identical = all(np.array_equal(results[1].event_times, r.event_times, equal_nan=True) for r in results.values())
+    peers = [Peer(f"tdcheck, {t} thread{'s' if t > 1 else ''}", s, None, f"{n / s:.0f} trajectories/s")
+             for t, s in times.items()]
+    return Result("ih-sweep", f"{n} Stage-II trajectories with 7 hitting-time events, batched", times[max(times)],
+                  peers, target="≥1.7× from 1 to 2 threads", met=None if speedup is None else bool(speedup >= 1.7),
+                  extra={"speedup 1→2 threads": speedup, "trajectories/s": {t: n / s for t, s in times.items()},
+                         "results identical across thread counts": identical,
+                         "points ok": int(results[1].ok.sum()), "numba threads available": available})
+
+
+def ih_mc(quick: bool = False) -> Result:
+    """True-softmax IH loss at L=40 by Monte-Carlo: samples/s vs vectorised NumPy, and time to rel. SE 1e-3."""
+    from numpy_peers import softmax_loss_numpy
+
+    from numerics.models.induction_head import ih_softmax_loss_samples, token_sampler
+    from numerics.montecarlo import MonteCarlo
+
+    L, w, h, alpha, wstar = 40, 0.25, 0.5, 1.0, 0.49
+    n = 200_000 if quick else 1_000_000
+    mc = MonteCarlo(token_sampler(L), lambda X, prm: ih_softmax_loss_samples(X, *prm), n=n, seed=0)
+    est = {}
+    ours = _best(lambda: est.setdefault("ours", mc.estimate((w, h, alpha, wstar))), 1 if quick else 3)
+    rng = np.random.default_rng(0)
+
+    def peer():
+        est["numpy"] = softmax_loss_numpy(rng, n, L, w, h, alpha, wstar)
+    theirs = _best(peer, 1 if quick else 3)
+    mean, se = est["ours"].mean, est["ours"].se
+    rel = se / mean
+    needed = n * (rel / 1e-3) ** 2  # samples for relative SE 1e-3
+    ours_rate, peer_rate = n / ours, n / theirs
+    np_mean, np_se = est["numpy"]
+    np_needed = n * ((np_se / np_mean) / 1e-3) ** 2
+    time_ours, time_peer = needed / ours_rate, np_needed / peer_rate
+    return Result("ih-mc", f"E of the true-softmax IH loss, L={L}, (w,h)=({w},{h}), w*={wstar}", ours,
+                  [Peer("vectorised NumPy", theirs, theirs / ours, f"{peer_rate:.3g} samples/s"),
+                   Peer("NumPy, time to rel. SE 1e-3", time_peer, time_peer / time_ours, "extrapolated from the SE")],
+                  target="≥3× NumPy samples/s; ≥20× time to rel. SE 1e-3",
+                  met=bool(theirs / ours >= 3 and time_peer / time_ours >= 20),
+                  extra={"tdcheck samples/s": ours_rate, "estimate": f"{mean:.6g} ± {se:.2g}",
+                         "numpy estimate": f"{np_mean:.6g} ± {np_se:.2g}",
+                         "tdcheck time to rel. SE 1e-3 (s)": time_ours, "variance reduction": "none (plain MC)"})
+
+
+def ih_sgd(quick: bool = False) -> Result:
+    """Fig. 1 Stage-II SGD (B=1000, L=40, float64): iterations per second, tdcheck vs PyTorch (CPU)."""
+    from numerics.models.induction_head.sgd import Stage2Config, train_stage2
+
+    iterations = 200 if quick else 1000
+    config = Stage2Config()
+
+    def ours():
+        train_stage2(config, iterations=iterations, log_every=iterations, eval_size=1000, seed=0)
+    ours_s = _best(ours, 1 if quick else 3)
+    extra = {"tdcheck iterations/s": iterations / ours_s}
+    try:
+        import torch
+    except ImportError:
+        return Result("ih-sgd", "Fig. 1 Stage-II SGD, B=1000, L=40, float64", ours_s, [], target="≥3× PyTorch",
+                      met=None, extra=extra, skipped="PyTorch is not installed (pip install 'tdcheck[bench]')")
+    from torch_peer import train_stage2_torch
+
+    theirs = _best(lambda: train_stage2_torch(iterations=iterations), 1 if quick else 3)
+    extra["PyTorch iterations/s"] = iterations / theirs
+    extra["PyTorch threads"] = torch.get_num_threads()
+    return Result("ih-sgd", f"Fig. 1 Stage-II SGD, B=1000, L=40, float64, {iterations} iterations", ours_s,
+                  [Peer(f"PyTorch {torch.__version__} (CPU, autograd)", theirs, theirs / ours_s)],
+                  target="≥3× PyTorch", met=bool(theirs / ours_s >= 3), extra=extra)
+
+
+def _subprocess_seconds(code: str, env: dict) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def compile_times(quick: bool = False) -> Result:
+    """Cold compile of the Stage-II flow kernels into an empty cache, then the warm load from it."""
+    probe = ("import time, numpy as np; import numerics.models.induction_head as m; from numerics.ode import "
+             "integrate, Tolerance; t=time.perf_counter(); f=m.stage2_flow('paper'); "
+             "integrate(f, np.array([.01,.01,.01,np.log(.01)]), (0.,1.), np.array([40.,1.,.49,.1]), "
+             "tol=Tolerance(1e-8,1e-11)); print(time.perf_counter()-t)")
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "TDCHECK_CACHE_DIR": cache, "NUMBA_CACHE_DIR": str(Path(cache) / "numba")}
+        out = []
+        for _ in range(2):
+            result = subprocess.run([sys.executable, "-c", probe], env=env, check=True, capture_output=True,
+                                    text=True)
+            out.append(float(result.stdout.strip().splitlines()[-1]))
+    cold, warm = out
+    return Result("compile", "Stage-II flow kernels: build + first integrate, fresh process", warm,
+                  [Peer("cold (empty cache)", cold, cold / warm)], target="warm load ≤ 1 s", met=bool(warm <= 1.0),
+                  extra={"cold compile (s)": cold, "warm load (s)": warm})
+
+
+def run_ih(quick: bool = False) -> Result:
+    """Wall time of ``tdcheck run ih`` at the quick budget, cold (empty caches) and warm."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "TDCHECK_CACHE_DIR": cache, "NUMBA_CACHE_DIR": str(Path(cache) / "numba")}
+        seconds = []
+        for _ in range(2):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "checks.cli", "run", "ih", "--json", os.devnull], env=env,
+                           capture_output=True)
+            seconds.append(time.perf_counter() - start)
+    cold, warm = seconds
+    return Result("run-ih", "tdcheck run ih --budget quick", warm, [Peer("cold (empty caches)", cold, cold / warm)],
+                  target="< 300 s cold, < 90 s warm", met=bool(cold < 300 and warm < 90),
+                  extra={"cold (s)": cold, "warm (s)": warm})
+
+
+def sweep_memory(quick: bool = False) -> Result:
+    """Peak memory of a 10⁵-point hitting-time sweep (streamed in chunks), in a child process."""
+    script = HERE / "memory_probe.py"
+    start = time.perf_counter()
+    result = subprocess.run([sys.executable, str(script), str(10_000 if quick else 100_000)], capture_output=True,
+                            text=True, check=True)
+    seconds = time.perf_counter() - start
+    peak_mib = float(result.stdout.strip().splitlines()[-1])
+    return Result("sweep-memory", f"{10_000 if quick else 100_000}-point hitting-time sweep", seconds, [],
+                  target="< 2 GiB", met=bool(peak_mib < 2048), extra={"peak RSS (MiB)": peak_mib})
+
+
+BENCHMARKS = {
+    "ih-flow": ih_flow,
+    "ih-sweep": ih_sweep,
+    "ih-mc": ih_mc,
+    "ih-sgd": ih_sgd,
+    "compile": compile_times,
+    "sweep-memory": sweep_memory,
+    "run-ih": run_ih,
+}

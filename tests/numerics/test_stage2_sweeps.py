@@ -1,0 +1,89 @@
+"""The Stage-II (h, w) flow in every mode and the G_IH grid runner.
+
+Known answers: the runner equals single ``integrate`` calls bit for bit; the softmaxLL flow equals
+-∂ of the spec's large-L formula (an independent printed route); the velocity kernel is -∂L by
+central differences; T_1^h of the ODE agrees with (L-2) ln(1/(1-√(1-w*⁴))) within the spec's band.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from numerics.models.induction_head import stage2 as st
+from numerics.models.induction_head.sweeps import run_grid
+from numerics.ode import Tolerance, integrate
+
+POINTS = [{"L": 40, "alpha": 1.0, "wstar": 0.49, "sigma": 0.01, "mode": "paper"},
+          {"L": 40, "alpha": 4.0, "wstar": 0.3, "sigma": 1e-4, "mode": "softmaxLL"}]
+
+
+def test_grid_runner_equals_single_integrate_calls():
+    res = run_grid(POINTS, n_log=50, memo=False)
+    for i, point in enumerate(res.points):
+        y0, params, extra = st.ih_initial(point["L"], point["alpha"], point["wstar"], point["sigma"],
+                                          ih_loss=point["ih_loss"])
+        field = st.ih_flow(point["flow"], "canonical", point["ih_loss"])
+        sol = integrate(field, y0, (0.0, 60.0), params, tol=Tolerance(1e-10, 1e-13), save_at=res.tau,
+                        max_steps=5 * 10**7)
+        assert res.events["T_III"][i] == sol.event_times["T_III"] * extra["S"]
+        n = sol.t.size
+        assert np.array_equal(res.h[i, :n], sol.y[:, 0])
+        assert np.all(np.isnan(res.h[i, n:]))
+
+
+def test_scaled_head_block_reproduces_the_four_variable_flow():
+    res = run_grid(POINTS[:1], n_log=50, memo=False)
+    sol, _ = st.stage2_run(40, 1.0, 0.49, 0.01)
+    for event in ("T_o", "T_2h", "T_w_half", "T_II", "T_III"):
+        assert res.events[event][0] == pytest.approx(sol.event_times[event], rel=1e-7)
+
+
+def test_softmaxLL_velocity_is_minus_the_gradient_of_the_spec_formula():
+    L, alpha, wstar, h, w = 40.0, 1.0, 0.45, 0.3, 0.2
+    hs, v, vs = 1 / (1 + alpha), w**2, wstar**2
+
+    def loss(h_, w_):  # spec ih.dv.softmax_loss, written out independently
+        v_ = w_**2
+        return (hs**2 / math.sqrt(1 - 2 * vs**2) + h_**2 / math.sqrt(1 - 2 * v_**2)
+                - 2 * h_ * hs / math.sqrt(1 - 2 * v_ * vs)) / (2 * (L - 2))
+
+    eps = 1e-6
+    dh_fd = -(loss(h + eps, w) - loss(h - eps, w)) / (2 * eps)
+    dw_paper_fd = -(loss(h, w + eps) - loss(h, w - eps)) / (2 * eps)
+    for flow, factor in (("paper", 1.0), ("balanced", 0.5)):
+        _, _, dh, dw = st.stage2_velocity(flow, ih_loss="softmax_largeL")(0.1, 0.1, h, w, L, alpha, wstar)
+        assert float(dh) == pytest.approx(dh_fd, rel=1e-7)
+        assert float(dw) == pytest.approx(factor * dw_paper_fd, rel=1e-7)
+    assert v > 0
+
+
+def test_velocity_kernel_is_minus_the_gradient_of_eq10():
+    L, alpha, wstar, h, w = 12.0, 1.0, 0.49, 0.4, 0.3
+    hs = 1 / (1 + alpha)
+
+    def eq10(h_, w_):
+        return ((1 - 4 * wstar**4) ** -0.5 * hs**2 + h_**2 * (1 - 4 * w_**4) ** -0.5
+                - 2 * h_ * hs * (1 - (w_**2 + wstar**2) ** 2) ** -0.5) / (2 * (L - 2))
+
+    eps = 1e-6
+    _, _, dh, dw = st.stage2_velocity("paper")(0.2, 0.3, h, w, L, alpha, wstar)
+    assert float(dh) == pytest.approx(-(eq10(h + eps, w) - eq10(h - eps, w)) / (2 * eps), rel=1e-7)
+    assert float(dw) == pytest.approx(-(eq10(h, w + eps) - eq10(h, w - eps)) / (2 * eps), rel=1e-7)
+
+
+@pytest.mark.parametrize("wstar", [0.3, 0.49])
+def test_first_rise_of_h_matches_the_linear_formula_at_small_sigma(wstar):
+    res = run_grid([{"L": 400, "alpha": 1.0, "wstar": wstar, "sigma": 1e-4}], n_log=50, memo=False)
+    formula = (400 - 2) * math.log(1 / (1 - math.sqrt(1 - wstar**4)))
+    assert 0.95 <= res.events["T_o"][0] / formula <= 1.05
+
+
+def test_bad_modes_are_refused_by_name():
+    from derivations.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match="ih_loss"):
+        st.check_modes("paper", "canonical", "softmax_exact")
+    with pytest.raises(InvalidArgument, match="ih_model_range"):
+        run_grid([{"L": 40, "alpha": 1.0, "wstar": 0.3, "sigma": 0.01, "mode": "softmaxLL",
+                   "ih_model_range": "literal"}])
