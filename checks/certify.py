@@ -502,14 +502,25 @@ def _mean_value_lower(problem, box, args, grads) -> arb:
     return total
 
 
-def _derivative_chain(problem, box, k: int = 0, sign: int = 1, max_order: int = 8) -> bool:
+def _derivative_chain(
+    problem, box, k: int = 0, sign: int = 1, max_order: int = 8, _memo: dict | None = None,
+) -> bool:
     """Prove ``sign * m^(k) >= 0`` (``> 0`` for the strict margin) on a one-variable box.
 
     Either the interval value proves it, or ``m^(k+1)`` has a provable sign (recursively), so
     ``m^(k)`` is monotone and its minimum sits at one end, where a point evaluation decides.
     This is iterated monotonicity; it closes high-order contacts such as ``e^x - sum_{j<=6} x^j/j!``
-    at ``x = 0`` that a second-order test cannot.
+    at ``x = 0`` that a second-order test cannot. Each (order, sign) is decided once per box
+    (``_memo``): both signs are tried at every order, so without it the search is exponential.
     """
+    if _memo is None:
+        _memo = {}
+    if (k, sign) not in _memo:
+        _memo[k, sign] = _derivative_chain_step(problem, box, k, sign, max_order, _memo)
+    return _memo[k, sign]
+
+
+def _derivative_chain_step(problem, box, k: int, sign: int, max_order: int, memo: dict) -> bool:
     (lo, hi), = box
     strict = problem.strict and k == 0
     if problem.deadline.expired():
@@ -541,7 +552,7 @@ def _derivative_chain(problem, box, k: int = 0, sign: int = 1, max_order: int = 
         return False
     mid = next_derivative(_point_args([_fmpq((lo + hi) / 2)])).lo
     for s in ((1, -1) if mid >= 0 else (-1, 1)):
-        if _derivative_chain(problem, box, k + 1, s, max_order):
+        if _derivative_chain(problem, box, k + 1, s, max_order, memo):
             # m^(k) increasing (s=+1): sign*m^(k) is smallest at lo if sign=+1, at hi if sign=-1
             end = lo if s * sign > 0 else hi
             v = f(_point_args([_fmpq(end)]))

@@ -25,9 +25,10 @@ The item's verdict combines them:
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import sympy as sp
@@ -141,6 +142,11 @@ class ItemCheck:
         effort = EFFORT[ctx.budget]
         fixed = pinned(ctx, item_domain(item))
         evidence: dict[str, Any] = {"formulas": {}, "inequalities": {}}
+        outside = {i.id: reason for i in item.inequalities if (reason := region_missed(i, fixed))}
+        if outside:
+            # the pinned parameters leave no point of these inequalities' regions: nothing to decide
+            evidence["inequalities_not_applicable"] = outside
+            item = replace(item, inequalities=[i for i in item.inequalities if i.id not in outside])
         differing, failing, alternative, exact = [], [], [], True
         for formula in item.formulas:
             local = {s: v for s, v in fixed.items() if s in formula.domain.symbols}
@@ -185,6 +191,8 @@ class ItemCheck:
             evidence["notes"] = item.notes
         n_canonical = sum(self.canonical(f.reading) for f in item.formulas)
         status, summary = decide(item, n_canonical, differing, failing, mc_disagree, certification, exact)
+        if outside:
+            summary += f"; {len(outside)} inequalities have no point at the pinned parameters"
         if alternative:
             summary += "; under other readings also differ: " + ", ".join(alternative[:4]) + (
                 " …" if len(alternative) > 4 else "")
@@ -243,6 +251,22 @@ def decide(
         return "fails", "; ".join(parts)
     all_certified = n_i > 0 and len(by_status["certified"]) == n_i and len(certification) == n_i
     return ("certified" if all_certified and (exact or not n_f) else "holds"), "; ".join(parts)
+
+
+def region_missed(inequality: RegionInequality, fixed: Mapping[sp.Symbol, object]) -> str:
+    """Why the pinned parameters leave no point of ``inequality``'s region ("" when they leave some).
+
+    Decided by rejection sampling (200 draws), so a region thinner than that is taken as missed.
+    """
+    local = {s: v for s, v in fixed.items() if s in inequality.domain.symbols}
+    if not local:
+        return ""
+    try:
+        inequality.domain.sample(random.Random(0), 1, local)
+    except InvalidArgument:
+        names = ", ".join(f"{s.name}={v}" for s, v in local.items())
+        return f"no point of {inequality.domain} has {names}"
+    return ""
 
 
 # ----------------------------------------------------------------------------- certification

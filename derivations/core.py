@@ -16,6 +16,7 @@ import functools
 import gc
 import random
 import signal
+import time
 from fractions import Fraction
 import threading
 from collections.abc import Mapping
@@ -29,9 +30,17 @@ from derivations.domain import Domain
 from derivations.errors import InternalError
 
 
+_LATE_OUTER_DEADLINE = 0.01  # seconds
+
+
 @contextmanager
 def time_limit(seconds: float):
-    """Raise ``TimeoutError`` inside the block after ``seconds`` (main thread only; else no limit)."""
+    """Raise ``TimeoutError`` inside the block after ``seconds`` (main thread only; else no limit).
+
+    Nests: an enclosing timer (an outer ``time_limit`` or any other ``ITIMER_REAL`` user) is
+    saved, the inner block never runs past the outer deadline, and on exit the outer timer is
+    re-armed with what is left of it (to fire 10 ms after the exit when it passed meanwhile).
+    """
     if threading.current_thread() is not threading.main_thread() or seconds <= 0:
         yield
         return
@@ -44,7 +53,9 @@ def time_limit(seconds: float):
     collecting = gc.isenabled()
     gc.disable()
     previous = signal.signal(signal.SIGALRM, _expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    outer_left, outer_interval = signal.getitimer(signal.ITIMER_REAL)
+    start = time.monotonic()
+    signal.setitimer(signal.ITIMER_REAL, min(seconds, outer_left) if outer_left > 0 else seconds)
     try:
         yield
     finally:
@@ -52,6 +63,12 @@ def time_limit(seconds: float):
         signal.signal(signal.SIGALRM, previous)
         if collecting:
             gc.enable()
+        if outer_left > 0:
+            # An outer deadline that passed inside this block fires 10 ms late, so that it lands
+            # in the outer block and not in the handler of a caller that catches this block's
+            # TimeoutError (symbolic_zero does).
+            left = outer_left - (time.monotonic() - start)
+            signal.setitimer(signal.ITIMER_REAL, max(left, _LATE_OUTER_DEADLINE), outer_interval)
 
 
 def symbolic_zero(expr: sp.Expr, seconds: float = 5.0) -> bool | None:

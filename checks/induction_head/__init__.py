@@ -5,8 +5,9 @@ specification ``shared/spec/induction-head.md``. One module per part of the spec
 
 closed_forms
     §3 ``ih.cf.*`` and the closed-form ``ih.dv.*`` items.
-figures
-    §6 ``ih.fig1``, ``ih.fig3``, ``ih.fig4`` and the ``ih.exp.*`` runs of the actual model against the ODEs.
+figures, experiments (machinery in stage2_runs)
+    §6 ``ih.fig1``, ``ih.fig3``, ``ih.fig4`` and §6.5 ``ih.exp.simplification_gap``, ``ode_vs_sgd``,
+    ``stage1_protocol``: runs of the actual model against the ODEs.
 real_data
     §6 ``ih.fig2`` (wikitext-2 standard transformer) as a CPU proxy on synthetic data.
 four_gram_claims, phase1_claims, stage1_claims, fixed_point_claims (runs in four_gram_runs)
@@ -17,6 +18,8 @@ approximation
 """
 
 from checks.induction_head import closed_forms  # noqa: F401
+from checks.induction_head import figures  # noqa: F401
+from checks.induction_head import experiments  # noqa: F401
 from checks.induction_head import approximation  # noqa: F401
 from checks.induction_head import ih_proof  # noqa: F401
 from checks.induction_head import ih_proof_bounds  # noqa: F401

@@ -259,8 +259,13 @@ _register("ih.cf.softmax_derivative", "[W] C.2 Function III", "[F] App. B",
 _register("ih.cf.lemma8", "[W] Lemma 8", "[F] Lemma D.4",
           ItemCheck(four_gram.item_lemma8, [MonteCarloCheck("coincidence", mc_lemma8)]), (S.L, S.p),
           S.domain(S.L, S.p))
+# the m/M² and m(2p)/m(p) bounds need ~20-30 boxes per L (bisection down to the edge of the printed
+# choice of L), a few times the quick budget's share; the 1/M bounds close in a few boxes
 _register("ih.cf.ratios", "[W] C.3.1 Part I", "[F] C.1 Part I",
-          ItemCheck(four_gram.item_ratios), (S.L, S.p), S.domain(S.L, S.p))
+          ItemCheck(four_gram.item_ratios, certify_options={
+              f"{name}_xi.{side}": {"time_factor": 3.0}
+              for name in ("m_over_M2", "m2p_over_mp") for side in ("lower", "upper")}),
+          (S.L, S.p), S.domain(S.L, S.p))
 _register("ih.cf.L_G4", "[W] Eq. (7)", "[F] Eq. (19)",
           ItemCheck(four_gram.item_L_G4, [MonteCarloCheck("gaussian", mc_L_G4("gaussian")),
                                           MonteCarloCheck("boolean", mc_L_G4("boolean"))]),
@@ -351,46 +356,92 @@ def check_lemma6(ctx: Context):
                 "dimensions": [2, 3, 5, 10, 50, 200], "method": "random + structured pairs, Nelder-Mead ascent",
                 "note": "the infinitesimal Lipschitz constant of softmax from l_inf to l_1 is 1 (two equal "
                         "logits moved apart), so the printed constant 2 is loose by a factor 2"}
-    certificate = lemma6_certificate(ctx)
-    evidence["certification"] = [certificate]
+    certificates = [lemma6_certificate(ctx), lemma6_certificate_three(ctx)]
+    evidence["certification"] = certificates
     evidence["certification_reduction"] = LEMMA6_REDUCTION
-    status = "holds" if sup <= 2.0 and certificate["status"] != "fails" else "fails"
+    status = "holds" if sup <= 2.0 and all(c["status"] != "fails" for c in certificates) else "fails"
     summary = f"sup ||sm(θ)-sm(θ')||_1/||θ-θ'||_∞ found = {sup:.6f} (bound 2; sampling, not a proof)"
-    summary += f"; 2 logits, |a| ≤ 20, 0 ≤ δ ≤ 20: {certificate['status']} ({certificate['boxes']} boxes)"
+    summary += (f"; 2 logits, |a| ≤ 20, 0 ≤ δ ≤ 20: {certificates[0]['status']} ({certificates[0]['boxes']} boxes)"
+                f"; 3 logits, θ, θ' ∈ [-10, 10]³: {certificates[1]['status']} ({certificates[1]['boxes']} boxes)")
     return Outcome(status, summary, evidence)
 
 
-LEMMA6_REDUCTION = (
-    "2 logits: softmax is shift-invariant, so take θ = (a, 0), θ' = (a + δ/2, -δ/2) (δ ≥ 0 by the symmetry "
-    "(θ, θ') -> (θ', θ)); among all θ' with logit difference a + δ this one has the smallest ||θ - θ'||_∞ = δ/2, "
-    "so it is the hardest case. Then sm_1 = σ(a), sm'_1 = σ(a + δ), sm_2 = 1 - sm_1 (checked by SymPy), and "
-    "Lemma 6 reads 2(σ(a + δ) - σ(a)) ≤ δ. Certified on a ∈ [-20, 20], δ ∈ [0, 20]; the touching set δ = 0 "
-    "is closed by monotonicity in δ and the exact face δ = 0."
-)
+LEMMA6_REDUCTION = {
+    "two_logits": (
+        "2 logits: softmax is shift-invariant, so take θ = (a, 0), θ' = (a + δ/2, -δ/2) (δ ≥ 0 by the symmetry "
+        "(θ, θ') -> (θ', θ)); among all θ' with logit difference a + δ this one has the smallest "
+        "||θ - θ'||_∞ = δ/2, so it is the hardest case. Then sm_1 = σ(a), sm'_1 = σ(a + δ), sm_2 = 1 - sm_1 "
+        "(checked by SymPy), and Lemma 6 reads 2(σ(a + δ) - σ(a)) ≤ δ. Certified on a ∈ [-20, 20], "
+        "δ ∈ [0, 20]; the touching set δ = 0 is closed by monotonicity in δ and the exact face δ = 0."
+    ),
+    "three_logits": (
+        "3 logits, one coordinate at a time: go from θ to θ' changing θ_1, then θ_2, then θ_3; by the triangle "
+        "inequality ||sm(θ) - sm(θ')||_1 is at most the sum of the three steps' l1 changes. Changing θ_i alone by "
+        "δ_i scales the other two weights by one common factor (checked by SymPy), so they move together and the "
+        "step's l1 change is 2|σ(z + δ_i) - σ(z)| with z = θ_i - log Σ_{j≠i} e^{θ_j} (sm_i = σ(z), checked by "
+        "SymPy). With 3(σ(a + δ) - σ(a)) ≤ δ for δ ≥ 0 (δ < 0: swap the ends, a -> a + δ), each step is at "
+        "most 2|δ_i|/3 ≤ 2||θ - θ'||_∞/3 and the sum at most 2||θ - θ'||_∞. For θ, θ' ∈ [-10, 10]³ every "
+        "point of the path lies in [-10, 10]³, so z ∈ [-20 - log 2, 20 - log 2] and |δ_i| ≤ 20: certified on "
+        "a ∈ [-21, 21], δ ∈ [0, 20]. (The same steps give (d/2)||θ - θ'||_∞ in dimension d: the printed "
+        "constant 2 follows this way for d ≤ 4 only.)"
+    ),
+}
+
+
+def _sigmoid(z: sp.Expr) -> sp.Expr:
+    return 1 / (1 + sp.exp(-z))
+
+
+def _softmax_sym(theta) -> list[sp.Expr]:
+    e = [sp.exp(t) for t in theta]
+    return [v / sp.Add(*e) for v in e]
+
+
+def _reduction_checked(steps: list[sp.Expr], what: str) -> None:
+    from derivations.core import symbolic_zero
+    from derivations.errors import InternalError
+
+    if not all(symbolic_zero(step, 5.0) for step in steps):
+        raise InternalError(f"the {what} reduction of Lemma 6 did not simplify; this is a bug")
 
 
 def lemma6_certificate(ctx: Context) -> dict[str, Any]:
     """Certify Lemma 6 for two logits (reduction in ``LEMMA6_REDUCTION``; each step checked by SymPy)."""
-    from derivations.core import RegionInequality, symbolic_zero
-    from derivations.errors import InternalError
+    from derivations.core import RegionInequality
     from checks.kinds import certify_region_inequality
 
     a, delta = sp.Symbol("a", real=True), sp.Symbol("delta", nonnegative=True)
-    sigma_ = lambda z: 1 / (1 + sp.exp(-z))  # noqa: E731
-
-    def softmax_(theta):
-        e = [sp.exp(t) for t in theta]
-        return [v / sp.Add(*e) for v in e]
-
     theta, theta2 = (a, sp.Integer(0)), (a + delta / 2, -delta / 2)
-    steps = [softmax_(theta)[0] - sigma_(a), softmax_(theta2)[0] - sigma_(a + delta),
-             sum(softmax_(theta)) - 1, sp.Max(*[sp.Abs(x - y) for x, y in zip(theta, theta2)]) - delta / 2]
-    if not all(symbolic_zero(step, 5.0) for step in steps):
-        raise InternalError("the two-logit reduction of Lemma 6 did not simplify; this is a bug")
+    _reduction_checked([_softmax_sym(theta)[0] - _sigmoid(a), _softmax_sym(theta2)[0] - _sigmoid(a + delta),
+                        sum(_softmax_sym(theta)) - 1,
+                        sp.Max(*[sp.Abs(x - y) for x, y in zip(theta, theta2)]) - delta / 2], "two-logit")
     inequality = RegionInequality(
-        "ih.cf.lemma6.two_logits", "[W] Lemma 6 (n = 2)", 2 * (sigma_(a + delta) - sigma_(a)), delta,
+        "ih.cf.lemma6.two_logits", "[W] Lemma 6 (n = 2)", 2 * (_sigmoid(a + delta) - _sigmoid(a)), delta,
         Domain({a: Interval(-20, 20, False, False), delta: Interval(0, 20, False, False)}),
         description="||sm(θ) - sm(θ')||_1 ≤ 2||θ - θ'||_∞ for two logits, reduced to 2(σ(a+δ) - σ(a)) ≤ δ",
+    )
+    return certify_region_inequality(inequality, {}, 2.0 if ctx.quick else 60.0)
+
+
+def lemma6_certificate_three(ctx: Context) -> dict[str, Any]:
+    """Certify Lemma 6 for three logits on θ, θ' ∈ [-10, 10]³ (reduction in ``LEMMA6_REDUCTION``)."""
+    from derivations.core import RegionInequality
+    from checks.kinds import certify_region_inequality
+
+    t1, t2, t3, delta = sp.symbols("theta1 theta2 theta3 delta", real=True)
+    a = sp.Symbol("a", real=True)
+    before, after = _softmax_sym((t1, t2, t3)), _softmax_sym((t1 + delta, t2, t3))
+    z = t1 - sp.log(sp.exp(t2) + sp.exp(t3))
+    # the step changing θ_1 (any other coordinate: the same after relabelling)
+    _reduction_checked([before[0] - _sigmoid(z), after[0] - _sigmoid(z + delta),
+                        after[1] / before[1] - after[2] / before[2],
+                        sum(before) - 1, sum(after) - 1], "three-logit")
+    inequality = RegionInequality(
+        "ih.cf.lemma6.three_logits", "[W] Lemma 6 (n = 3, θ, θ' ∈ [-10, 10]³)",
+        3 * (_sigmoid(a + delta) - _sigmoid(a)), delta,
+        Domain({a: Interval(-21, 21, False, False), delta: Interval(0, 20, False, False)}),
+        description="||sm(θ) - sm(θ')||_1 ≤ 2||θ - θ'||_∞ for three logits, one coordinate at a time: "
+                    "reduced to 3(σ(a+δ) - σ(a)) ≤ δ",
     )
     return certify_region_inequality(inequality, {}, 2.0 if ctx.quick else 60.0)
 
@@ -426,6 +477,36 @@ def _smallest_L(sigma: float) -> int:
     while L > 6 and (L - 4) * math.exp(-(L - 4) * sigma) < 1e-4 and math.exp(-(L - 6) * sigma) < 1e-4:
         L -= 1
     return L
+
+
+#: the certified p-range above σ, as sampled by ``_xi_sup``; beyond it every |ξ_i| < L²e^{-60}
+XI_P_SPAN = 60
+XI_CERTIFY_SECONDS = {"quick": 2.0, "full": 120.0}
+
+
+def xi_certification(ctx: Context, L: int, sigma: float, p_t1g: float) -> list[dict[str, Any]]:
+    """Certify |ξ_i(p)| <= 0.0001 for p in [σ, σ + 60] at this L, both definitions (``checks.certify``).
+
+    [σ, ∞) is where the printed choice of L is made and holds every p visited after T_1^g; each
+    distinct 1+ξ = N/D (``four_gram.xi_fractions``) is certified as (1-ε)D <= N <= (1+ε)D with L
+    fixed, so the check is one-variable. A counterexample records whether the trajectory visits
+    its p (p >= p(T_1^g)).
+    """
+    from checks.kinds import certify_region_inequality
+
+    lo = sp.Rational(str(sigma))
+    box = {S.p: (lo, lo + XI_P_SPAN)}
+    pairs = four_gram.xi_bound_inequalities(L, (lo, lo + XI_P_SPAN))
+    seconds = XI_CERTIFY_SECONDS[ctx.budget] / len(pairs)
+    out = []
+    for inequality, names in pairs:
+        record = certify_region_inequality(inequality, {}, seconds, {"box": box})
+        record.update(L=L, region=f"p in [{lo}, {lo + XI_P_SPAN}]", stands_for=names)
+        if record["counterexample"]:
+            p_value = float(sp.Rational(record["counterexample"]["point"]["p"]))
+            record["counterexample"]["visited_after_T_1g"] = p_value >= p_t1g
+        out.append(record)
+    return out
 
 
 def check_xi(ctx: Context):
@@ -468,7 +549,14 @@ def check_xi(ctx: Context):
         return Outcome("outside-regime", f"no run satisfies the printed choice of L (needs L >= {L_min} at σ={sigma})",
                        evidence)
     decisive = in_regime[0]
-    holds_a, holds_b = decisive["bound_holds_read_off"], decisive["bound_holds_implied"]
+    certification = xi_certification(ctx, decisive["L"], sigma, decisive["p_at_T_1g"])
+    evidence["certification"] = certification
+    failed = {name for r in certification if r["status"] == "fails" for name in r["stands_for"]}
+    for definition in definitions:
+        decisive[f"certified_{definition}"] = not any(
+            r["status"] != "certified" for r in certification if any(n.startswith(definition) for n in r["stands_for"]))
+    holds_a = decisive["bound_holds_read_off"] and not any(n.startswith("read_off") for n in failed)
+    holds_b = decisive["bound_holds_implied"] and not any(n.startswith("implied") for n in failed)
     worst_b = max(decisive["sup_abs_xi_implied"].items(), key=lambda kv: kv[1])
     worst_a = max(decisive["sup_abs_xi_read_off"].items(), key=lambda kv: kv[1])
     d0 = next((r for r in runs if r["L"] == 40 and "sup_abs_xi_read_off" in r), None)
@@ -477,6 +565,11 @@ def check_xi(ctx: Context):
                f"{worst_b[1]:.2g} ({worst_b[0]})")
     if d0 is not None:
         summary += f"; at D0 (L=40, hypothesis unmet) sup|ξ| read off = {max(d0['sup_abs_xi_read_off'].values()):.2g}"
+    by_status = {k: sum(r["status"] == k for r in certification) for k in ("certified", "fails", "undecided")}
+    summary += (f"; certified on p in [σ, σ+{XI_P_SPAN}] at L={decisive['L']}: {by_status['certified']}/"
+                f"{len(certification)} bounds, {by_status['fails']} with a certified counterexample"
+                + (f" ({', '.join(sorted(failed))})" if failed else "")
+                + (f", {by_status['undecided']} undecided" if by_status["undecided"] else ""))
     status = "holds" if holds_a and holds_b else "fails"
     return Outcome(status, summary, evidence)
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations.core import Formula, Item
+from derivations.core import Formula, Item, RegionInequality
+from derivations.domain import Constraint, Domain, Interval
 from derivations.induction_head.symbols import (
-    L, M_closed, M_sum, alpha, domain, g, gstar, k, m_closed, m_sum, n, p, s, u,
+    L, M_closed, M_sum, POSITIVE, SAMPLED_L, alpha, domain, g, gstar, k, m_closed, m_sum, p, s, u,
 )
 from derivations.softmax import IndexRange, alibi_logit, softmax_squared_norm, softmax_weight
 
@@ -106,7 +107,8 @@ def sp_constraint_lag():
 
 
 def item_lemma8() -> Item:
-    """ih.cf.lemma8: ||softmax((-p(L-1-s))_{s=1}^{L-1})||² = M(2p)/M(p)², as printed and per head-1 range."""
+    """ih.cf.lemma8: ||softmax((-p(L-1-s))_{s=1}^{L-1})||² = M(2p)/M(p)², as printed and per head-1 range,
+    and the range of ||π||² that C.3.1 Part I prints for it (:func:`squared_norm_bounds`)."""
     dom = domain(L, p)
     printed = M_closed(2 * p) / M_closed(p) ** 2
     formulas = [
@@ -121,13 +123,14 @@ def item_lemma8() -> Item:
             softmax_squared_norm(alibi_logit(p, L - 1), index_range), dom,
             f"squared norm of head 1's weights over s = {index_range.lo}..{index_range.hi}",
             reading={"head1_range": reading}))
-    return Item("ih.cf.lemma8", "[W] Lemma 8 (App. D)", "[F] Lemma D.4", "Lemma 8", formulas)
+    return Item("ih.cf.lemma8", "[W] Lemma 8 (App. D)", "[F] Lemma D.4", "Lemma 8", formulas,
+                squared_norm_bounds())
 
 
 def ratio_displays() -> dict[str, tuple[sp.Expr, sp.Expr, sp.Expr]]:
     """The four printed ratio displays of C.3.1 Part I: name -> (quantity, printed middle, derived)."""
     e = sp.exp
-    bracket = lambda q: 1 - (L - 2) * e(-q * (L - 3)) + (L - 3) * e(-q * (L - 2))  # noqa: E731
+    bracket = lambda q: _bracket(e(-q))  # noqa: E731  (the printed bracket, same expression tree)
     return {
         "M2p_over_Mp": (
             (1 + e(-p * (L - 2))) / (1 + e(-p)), M_sum(2 * p) / M_sum(p)),
@@ -136,20 +139,158 @@ def ratio_displays() -> dict[str, tuple[sp.Expr, sp.Expr, sp.Expr]]:
         "one_over_M": (
             (1 - e(-p * (L - 2))) / (1 - e(-p)), 1 / M_sum(p)),
         "m2p_over_mp": (
-            e(-p) * (1 - (L - 2) * e(-2 * p * (L - 3)) + (L - 3) * e(-2 * p * (L - 2)))
-            / ((1 + e(-p)) ** 2 * bracket(p)),
+            e(-p) * bracket(2 * p) / ((1 + e(-p)) ** 2 * bracket(p)),
             m_sum(2 * p) / m_sum(p)),
     }
 
 
 def item_ratios() -> Item:
-    """ih.cf.ratios: the C.3.1 Part I displays of M(2p)/M(p), m/M², 1/M and m(2p)/m(p)."""
+    """ih.cf.ratios: the C.3.1 Part I displays of M(2p)/M(p), m/M², 1/M and m(2p)/m(p), and the bounds
+    their right-most ξ-forms print once |ξ_i| <= 0.0001 (:func:`ratio_bounds`)."""
     dom = domain(L, p)
     formulas = [
         Formula(f"ih.cf.ratios.{name}", "C.3.1 Part I", printed, derived, dom, f"{name} as printed vs definition")
         for name, (printed, derived) in ratio_displays().items()
     ]
-    return Item("ih.cf.ratios", "[W] C.3.1 Part I", "[F] C.1 Part I", "ratios of M and m", formulas)
+    return Item("ih.cf.ratios", "[W] C.3.1 Part I", "[F] C.1 Part I", "ratios of M and m", formulas,
+                ratio_bounds())
+
+
+#: the printed bound on the error functions, "|ξ_1(p)|, …, |ξ_5(p)| <= 0.0001" (C.3.1 Part I)
+XI_BOUND = sp.Rational(1, 10000)
+#: the sampled L at which the printed choice of L leaves some p > 0 (none at L = 5: e^{-(L-5)p} = 1)
+CHOICE_L = tuple(value for value in SAMPLED_L if value > 5)
+
+
+def L_choice_constraints(length: sp.Expr = L) -> tuple[Constraint, Constraint]:
+    """The printed choice of L, "(L-3)e^{-(L-3)p}, e^{-(L-5)p} < 0.0001 for all p > σ_init", at one p.
+
+    Both left sides decrease in p, so "L meets the choice at σ and p > σ" is the same region of
+    (L, p) as "the two conditions hold at p": a printed bound "for p > σ" is checked on it.
+    """
+    reason = "the printed choice of L (C.3.1 Part I): {} < 0.0001"
+    first = (length - 3) * sp.exp(-(length - 3) * p)
+    return (Constraint(first < XI_BOUND, reason.format("(L-3)e^{-(L-3)p}")),
+            Constraint(sp.exp(-(length - 5) * p) < XI_BOUND, reason.format("e^{-(L-5)p}")))
+
+
+def L_choice_domain() -> Domain:
+    """(L, p) with p in the toolkit's range (0, 30] and the printed choice of L holding at p."""
+    return Domain({p: POSITIVE}, {L: (6, CHOICE_L)}, L_choice_constraints())
+
+
+def _bounds(name: str, label: str, numerator: sp.Expr, denominator: sp.Expr, lo: sp.Expr, hi: sp.Expr,
+            description: str, latex: str = "") -> list[RegionInequality]:
+    """``lo <= N/D <= hi`` (``D > 0``) as ``lo·D <= N`` and ``N <= hi·D`` on the printed choice of L.
+
+    Both sides are expanded into sums of exponentials in p: their intervals are tight and their
+    derivatives stay short, which is what lets ``checks.certify`` close them within the budget.
+    """
+    dom = L_choice_domain()
+    return [
+        RegionInequality(f"{name}.lower", label, _exp_sum(lo * denominator), _exp_sum(numerator), dom,
+                         description=description + " (lower bound)", latex=latex),
+        RegionInequality(f"{name}.upper", label, _exp_sum(numerator), _exp_sum(hi * denominator), dom,
+                         description=description + " (upper bound)", latex=latex),
+    ]
+
+
+def _exp_sum(expr: sp.Expr) -> sp.Expr:
+    """``expr`` as a sum of terms c·e^{-kp}, one exponential per term."""
+    return sp.powsimp(sp.expand(expr))
+
+
+def _bracket(uu: sp.Expr, length: sp.Expr = L) -> sp.Expr:
+    """1 - (L-2)u^{L-3} + (L-3)u^{L-2}, the bracket of the printed m/M² and m(2p)/m(p) displays (1 + ξ₁)."""
+    return 1 - (length - 2) * uu ** (length - 3) + (length - 3) * uu ** (length - 2)
+
+
+def normalised_ratios() -> dict[str, tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr]]:
+    """name -> (quantity Q, centre C, N, D) with Q/C = N/D exactly and D > 0 for p > 0 (u = e^{-p}).
+
+    Q is built from the printed closed forms of M and m (C.3.1); C is what the printed right-most
+    form multiplies by (1+ξ)/(1+ξ'); N/D is Q/C with the common factors cancelled (the identities
+    are checked in tests/derivations/test_four_gram.py). The bracket 1 - (L-2)u^{L-3} + (L-3)u^{L-2}
+    decreases from 1 to 0 on (0, 1), so it is positive for p > 0.
+    """
+    e_p, tail = sp.exp(-p), sp.exp(-p * (L - 2))
+    Mp, mp = M_closed(p), m_closed(p)
+    squared_norm = M_closed(2 * p) / Mp**2
+    return {
+        "m_over_M2": (mp / Mp**2, e_p, _bracket(e_p), (1 - tail) ** 2),
+        "one_over_M": (1 / Mp, 1 / (1 - e_p), (1 - e_p) ** 2, 1 - tail),
+        "one_over_M_corrected": (1 / Mp, 1 - e_p, sp.Integer(1), 1 - tail),
+        "m2p_over_mp": (m_closed(2 * p) / mp, e_p / (1 + e_p) ** 2, _bracket(e_p**2), _bracket(e_p)),
+        "squared_norm_partI": (squared_norm, (1 + tail) / (1 - e_p**2), (1 - e_p) ** 2, 1 - tail),
+        "squared_norm_corrected": (squared_norm, (1 - e_p) * (1 + tail) / (1 + e_p), sp.Integer(1), 1 - tail),
+    }
+
+
+def ratio_bounds() -> list[RegionInequality]:
+    """The C.3.1 Part I ratio displays with |ξ_i| <= ε = 0.0001 (printed) as bounds, and a corrected one.
+
+    On the printed choice of L the right-most forms and |ξ_i| <= ε print (u = e^{-p}):
+
+    * m(p)/M(p)² = e^{-p}(1+ξ₁)/(1+ξ₂), so m/M² / e^{-p} in [(1-ε)/(1+ε), (1+ε)/(1-ε)];
+    * 1/M(p) = (1+ξ₃)/(1-e^{-p}), so (1-e^{-p})/M in [1-ε, 1+ε];
+    * m(2p)/m(p) = e^{-p}(1+ξ₄)/((1+e^{-p})²(1+ξ₅)), so the ratio to e^{-p}/(1+e^{-p})² in
+      [(1-ε)/(1+ε), (1+ε)/(1-ε)].
+
+    M(2p)/M(p) = (1+e^{-p(L-2)})/(1+e^{-p}) is exact (a display of ``ratio_displays``), not a bound.
+    1/M <= 1 - e^{-p} contradicts the 1/M bound; the toolkit's corrected form is 1/M =
+    (1-e^{-p})/(1+ξ₂) with ξ₂ = -e^{-p(L-2)}: 1/M / (1-e^{-p}) in [1/(1+ε), 1/(1-ε)]. Each bound on Q/C
+    is encoded through N/D of :func:`normalised_ratios`.
+    """
+    eps = XI_BOUND
+    ratio = ((1 - eps) / (1 + eps), (1 + eps) / (1 - eps))
+    forms = normalised_ratios()
+    specs = [  # (name in normalised_ratios, id, label, (lo, hi), description, printed LaTeX)
+        ("m_over_M2", "m_over_M2_xi", "C.3.1 Part I", ratio,
+         "m(p)/M(p)² = e^{-p}(1+ξ₁)/(1+ξ₂), |ξ₁|, |ξ₂| <= 0.0001",
+         r"\frac{m(p)}{M^2(p)}=\frac{e^{-p}(1+\xi_1(p))}{1+\xi_2(p)},\ |\xi_i(p)|\leq0.0001"),
+        ("one_over_M", "one_over_M_xi", "C.3.1 Part I", (1 - eps, 1 + eps),
+         "1/M(p) = (1+ξ₃)/(1-e^{-p}), |ξ₃| <= 0.0001",
+         r"\frac{1}{M(p)}=\frac{1+\xi_3(p)}{1-e^{-p}},\ |\xi_3(p)|\leq0.0001"),
+        ("one_over_M_corrected", "one_over_M_corrected", "C.3.1 Part I (corrected by the toolkit)",
+         (1 / (1 + eps), 1 / (1 - eps)),
+         "corrected: 1/M(p) = (1-e^{-p})/(1+ξ₂), ξ₂ = -e^{-p(L-2)}, |ξ₂| <= 0.0001", ""),
+        ("m2p_over_mp", "m2p_over_mp_xi", "C.3.1 Part I", ratio,
+         "m(2p)/m(p) = e^{-p}(1+ξ₄)/((1+e^{-p})²(1+ξ₅)), |ξ₄|, |ξ₅| <= 0.0001",
+         r"\frac{m(2p)}{m(p)}=\frac{e^{-p}(1+\xi_4(p))}{(1+e^{-p})^2(1+\xi_5(p))},\ |\xi_i(p)|\leq0.0001"),
+    ]
+    out = []
+    for name, key, label, (lo, hi), text, latex in specs:
+        _, _, numerator, denominator = forms[name]
+        out += _bounds(f"ih.cf.ratios.{key}", label, numerator, denominator, lo, hi,
+                       text + " on the printed choice of L", latex)
+    return out
+
+
+def squared_norm_bounds() -> list[RegionInequality]:
+    """The range of ||π||² = M(2p)/M(p)² (Lemma 8) that C.3.1 Part I prints, and the corrected range.
+
+    The Part I dg/dt display writes the coefficient of -g, which is M(2p)/M(p)² (Eq. (7) with
+    Lemma 8), as (1+ξ₃)/(1-e^{-p})·(1+e^{-p(L-2)})/(1+e^{-p}) with |ξ₃| <= ε = 0.0001: a range
+    above 1 once e^{-2p} > ε, where no squared norm of probabilities lies. From the closed form,
+    M(2p)/M(p)² = (1-e^{-p})(1+e^{-p(L-2)})/((1+e^{-p})(1+ξ₂)) with ξ₂ = -e^{-p(L-2)}. Since
+    M(2p)/M(p) is exact, both reduce to the 1/M bounds of :func:`ratio_bounds` (same N/D).
+    """
+    eps = XI_BOUND
+    forms = normalised_ratios()
+    _, _, n_printed, d_printed = forms["squared_norm_partI"]
+    _, _, n_corrected, d_corrected = forms["squared_norm_corrected"]
+    return [
+        *_bounds("ih.cf.lemma8.partI_range", "C.3.1 Part I (dg/dt display) with Lemma 8",
+                 n_printed, d_printed, 1 - eps, 1 + eps,
+                 "||π||² = M(2p)/M(p)² = (1+ξ₃)(1+e^{-p(L-2)})/((1-e^{-p})(1+e^{-p})), |ξ₃| <= 0.0001 "
+                 "on the printed choice of L",
+                 r"\frac{M(2p)}{M(p)^2}=\frac{1+\xi_3(p)}{1-e^{-p}}\cdot\frac{1+e^{-p(L-2)}}{1+e^{-p}},"
+                 r"\ |\xi_3(p)|\leq0.0001"),
+        *_bounds("ih.cf.lemma8.corrected_range", "C.3.1 Part I with Lemma 8 (corrected by the toolkit)",
+                 n_corrected, d_corrected, 1 / (1 + eps), 1 / (1 - eps),
+                 "corrected: ||π||² = (1-e^{-p})(1+e^{-p(L-2)})/((1+e^{-p})(1+ξ₂)), ξ₂ = -e^{-p(L-2)}, "
+                 "|ξ₂| <= 0.0001 on the printed choice of L"),
+    ]
 
 
 def _M_u(uu: sp.Expr, length: sp.Expr = L) -> sp.Expr:
@@ -184,6 +325,49 @@ def xi_definitions(length: sp.Expr = L) -> dict[str, dict[str, sp.Expr]]:
         "xi5": read["xi5"],
     }
     return {"read_off": read, "implied": implied}
+
+
+def xi_fractions(length: sp.Expr = L) -> dict[str, dict[str, tuple[sp.Expr, sp.Expr]]]:
+    """1 + ξ_i = N/D in u = e^{-p}, D > 0 on (0, 1), for both definitions of :func:`xi_definitions`.
+
+    With B(u) = 1 - (L-2)u^{L-3} + (L-3)u^{L-2} (positive on (0, 1)): as read off, 1+ξ₁ = 1+ξ₅ = B(u),
+    1+ξ₂ = 1+ξ₃ = 1 - u^{L-2}, 1+ξ₄ = B(u²); as implied, 1+ξ₁ = B(u)/(1 - u^{L-2}),
+    1+ξ₃ = (1-u)²/(1 - u^{L-2}) and 1+ξ₄ = B(u²) (the m(2p)/m(p) middle form is exact). So
+    |ξ| <= ε is (1-ε)D <= N <= (1+ε)D, free of the cancellations of M and m near u = 1.
+    """
+    one = sp.Integer(1)
+    tail = 1 - u ** (length - 2)
+    read = {"xi1": (_bracket(u, length), one), "xi2": (tail, one), "xi3": (tail, one),
+            "xi4": (_bracket(u**2, length), one), "xi5": (_bracket(u, length), one)}
+    implied = {**read, "xi1": (_bracket(u, length), tail), "xi3": ((1 - u) ** 2, tail)}
+    return {"read_off": read, "implied": implied}
+
+
+def xi_bound_inequalities(
+    length: int, p_range: tuple, eps: sp.Expr = XI_BOUND,
+) -> list[tuple[RegionInequality, list[str]]]:
+    """|ξ_i(p)| <= ε on ``p_range`` at this L as RegionInequality pairs ``(1-ε)D <= N``, ``N <= (1+ε)D``.
+
+    One pair per distinct N/D of :func:`xi_fractions`, with the ``definition.xi`` names it stands for.
+    """
+    by_fraction: dict[tuple[sp.Expr, sp.Expr], list[str]] = {}
+    for definition, fractions in xi_fractions(sp.Integer(length)).items():
+        for name, fraction in fractions.items():
+            by_fraction.setdefault(fraction, []).append(f"{definition}.{name}")
+    lo, hi = (float(v) for v in p_range)
+    dom = Domain({p: Interval(lo, hi, lo_open=False, hi_open=False)})
+    out = []
+    for (numerator, denominator), names in by_fraction.items():
+        N, D = (_exp_sum(e.subs(u, sp.exp(-p))) for e in (numerator, denominator))
+        text = f"|ξ| <= {eps} for {', '.join(names)} at L = {length}"
+        stem, label = f"ih.cf.xi.{names[0]}", "[W] C.3.1 Part I"
+        out += [
+            (RegionInequality(f"{stem}.lower", label, _exp_sum((1 - eps) * D), N, dom,
+                              description=text + ": (1-ε)D <= N with 1+ξ = N/D"), names),
+            (RegionInequality(f"{stem}.upper", label, N, _exp_sum((1 + eps) * D), dom,
+                              description=text + ": N <= (1+ε)D with 1+ξ = N/D"), names),
+        ]
+    return out
 
 
 def item_L_G4() -> Item:

@@ -264,3 +264,17 @@ def test_exact_face_closes_an_edge_where_the_margin_vanishes():
     assert "face" in cert.method
     wrong = certify(3 * (sig(a + d) - sig(a)), d / 2, {a: (-5, 5), d: (0, 5)})
     assert wrong.fails and violates_at_50_digits(3 * (sig(a + d) - sig(a)), d / 2, wrong)
+
+
+def test_derivative_chain_decides_each_order_and_sign_once(monkeypatch):
+    """Regression: both signs were tried at every order, so a chain that fails ran 2^9 interval tests."""
+    import checks.certify as certify_module
+    from checks.certify import _Deadline, _Problem, _derivative_chain
+
+    calls = []
+    step = certify_module._derivative_chain_step
+    monkeypatch.setattr(certify_module, "_derivative_chain_step", lambda *a: calls.append(a[2:4]) or step(*a))
+    # sin(x) - 1/2 changes sign on [0, 3], and so does every derivative: no order proves anything
+    problem = _Problem(sp.Integer(0), sp.sin(x) - R(1, 2), [x], {}, False, [], _Deadline(time.perf_counter(), 60))
+    assert not _derivative_chain(problem, ((Fraction(0), Fraction(3)),))
+    assert len(calls) == len(set(calls)) <= 2 * 9

@@ -107,3 +107,18 @@ def test_contradicting_methods_are_inconclusive_and_undecided_leaves_sampling():
     assert decide(item, 0, [], ["true"], [], certified)[0] == "inconclusive"
     assert decide(item, 0, [], [], [], undecided)[0] == "holds"
     assert decide(item, 0, [], ["true"], [], undecided)[0] == "fails"
+
+
+def test_an_inequality_whose_region_the_pinned_parameters_miss_is_not_applicable():
+    """Regression: a pin outside an inequality's region (w > w* for a 'w < w*' bound) made sampling raise."""
+    from derivations.domain import Constraint
+
+    y = sp.Symbol("y", positive=True)
+    below = RegionInequality("t.item.below", "Eq. (7)", x * y, y, Domain({x: Interval(0, 1), y: Interval(0, 2)},
+                                                                     {}, (Constraint(x < y, "x < y"),)))
+    item = Item("t.item", "label", "", "toy", [EQUAL], [TRUE, below])
+    outcome = ItemCheck(lambda: item)(Context({"x": 0.5, "y": 0.25}, "quick", 0))
+    assert outcome.status in ("holds", "certified")
+    assert set(outcome.evidence["inequalities_not_applicable"]) == {"t.item.below"}
+    assert "t.item.below" not in outcome.evidence["inequalities"]
+    assert "1 inequalities have no point" in outcome.summary

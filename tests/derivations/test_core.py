@@ -68,3 +68,61 @@ def test_samples_stay_inside_the_domain(seed):
     for point in dom.sample(random.Random(seed), 5):
         assert dom.violations(point) == []
         assert 0 < point[x] < 1 and point[x] + point[y] < 1 and point[x] > point[y]
+
+
+def _spin(seconds: float) -> None:
+    import time
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+
+
+def test_a_nested_time_limit_keeps_the_outer_deadline():
+    # regression: the inner block's exit used to disarm the timer, cancelling the outer limit
+    import signal
+    import time
+
+    from derivations.core import time_limit
+
+    start = time.monotonic()
+    with pytest.raises(TimeoutError):
+        with time_limit(0.3):
+            with time_limit(5.0):
+                pass
+            _spin(2.0)
+    assert time.monotonic() - start < 1.0
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_an_outer_deadline_inside_a_longer_inner_limit_still_fires():
+    # the inner limit is longer than what is left of the outer one: the outer deadline wins,
+    # even when the inner block swallows its TimeoutError
+    import time
+
+    from derivations.core import time_limit
+
+    start = time.monotonic()
+    with pytest.raises(TimeoutError):
+        with time_limit(0.2):
+            try:
+                with time_limit(5.0):
+                    _spin(2.0)
+            except TimeoutError:
+                pass
+            _spin(2.0)
+    assert time.monotonic() - start < 1.0
+
+
+def test_an_inner_expiry_leaves_the_outer_limit_running():
+    import time
+
+    from derivations.core import time_limit
+
+    with time_limit(3.0):
+        with pytest.raises(TimeoutError):
+            with time_limit(0.1):
+                _spin(2.0)
+        start = time.monotonic()
+        _spin(0.2)  # the outer limit has ~2.9 s left and must not fire here
+    assert time.monotonic() - start < 1.0
