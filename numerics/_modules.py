@@ -71,8 +71,26 @@ def memo_key(*parts: object) -> str:
     """A key for a build from SymPy inputs: the hash of their ``srepr`` and of the generator's code."""
     import sympy as sp
 
-    text = "|".join(sp.srepr(p) if isinstance(p, sp.Basic) else repr(p) for p in parts)
+    text = "|".join(sp.srepr(_stable_dummies(p)) if isinstance(p, sp.Basic) else repr(p) for p in parts)
     return hashlib.sha256((_stamp() + text).encode()).hexdigest()[:32]
+
+
+def _stable_dummies(expr):
+    """``expr`` with each Dummy renamed to a plain symbol when its name is unique in ``expr``.
+
+    A Dummy's ``srepr`` carries a per-process counter, so summation variables (``derivations``
+    builds sums with Dummies) would make every process miss the memo and redo seconds of SymPy.
+    Renaming is a bijection when the names are unique; otherwise the expression is kept as is.
+    """
+    import sympy as sp
+
+    dummies = expr.atoms(sp.Dummy)
+    if not dummies:
+        return expr
+    names = [d.name for d in dummies]
+    if len(set(names)) != len(names):
+        return expr
+    return expr.xreplace({d: sp.Symbol(f"{d.name}__dummy", **d.assumptions0) for d in dummies})
 
 
 def recall(key: str) -> ModuleType | None:

@@ -24,4 +24,8 @@ from checks.induction_head import approximation  # noqa: F401
 from checks.induction_head import ih_proof  # noqa: F401
 from checks.induction_head import ih_proof_bounds  # noqa: F401
 from checks.induction_head import real_data  # noqa: F401
+from checks.induction_head import four_gram_claims  # noqa: F401
+from checks.induction_head import phase1_claims  # noqa: F401
+from checks.induction_head import stage1_claims  # noqa: F401
+from checks.induction_head import fixed_point_claims  # noqa: F401
 from checks.induction_head import theorem4  # noqa: F401
