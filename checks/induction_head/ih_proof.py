@@ -10,7 +10,9 @@ Eq. (15)–(17) and the technical simplification are in ``ih_proof_bounds``.
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -29,7 +31,7 @@ def _fmt(x: float | None, spec: str = ".4g") -> str:
 
 def _canonical_D0(records: list[dict[str, Any]]) -> dict[str, Any]:
     """The canonical record at the first configuration (D0 unless pinned otherwise)."""
-    return next(r for r in records if r["canonical"])
+    return R.deciding(records)[0]
 
 
 # ----------------------------------------------------------------------------- (P1.1)
@@ -148,17 +150,21 @@ def check_p1_3(ctx: Context) -> Outcome:
 
 # ----------------------------------------------------------------------------- Eq. (12)-(13)
 
-_EQ12 = {name: R.lambdified(expr, "h", "w", "wstar", "alpha", "L", "t", "h0") for name, expr in {
-    "cap": P.eq12_h_cap(), "dh": P.eq12_dh_lower(), "dh_derived": P.eq12_dh_lower_derived(),
-    "h": P.eq12_h_lower(), "h_derived": P.eq12_h_lower_derived(), "T_first": P.eq13_first(),
-    "T_second": P.eq13_second(), "T_derived": P.eq13_derived(), "dw": P.eq13_dw_upper()}.items()}
+
+@functools.cache
+def _eq12_forms() -> dict[str, Callable]:
+    """NumPy evaluators of the printed and derived forms of Eq. (12)-(13) (built on first use)."""
+    return {name: R.lambdified(expr, "h", "w", "wstar", "alpha", "L", "t", "h0") for name, expr in {
+        "cap": P.eq12_h_cap(), "dh": P.eq12_dh_lower(), "dh_derived": P.eq12_dh_lower_derived(),
+        "h": P.eq12_h_lower(), "h_derived": P.eq12_h_lower_derived(), "T_first": P.eq13_first(),
+        "T_second": P.eq13_second(), "T_derived": P.eq13_derived(), "dw": P.eq13_dw_upper()}.items()}
 
 
 def _eq12(name: str, run: R.Run, h=None, w=None, t=None):
     h = run.h if h is None else h
     w = run.w if w is None else w
     t = run.t if t is None else t
-    return np.asarray(_EQ12[name](h, w, run.wstar, run.alpha, float(run.L), t, run.sigma), dtype=float)
+    return np.asarray(_eq12_forms()[name](h, w, run.wstar, run.alpha, float(run.L), t, run.sigma), dtype=float)
 
 
 def _prefix(mask: np.ndarray) -> np.ndarray:
@@ -209,8 +215,8 @@ def eval_eq13(run: R.Run) -> dict[str, dict[str, Any]]:
 def _eq13_functions(ctx: Context, runs) -> dict[str, dict[str, Any]]:
     """'first ≤ second' of (13) on 0 < w* < 1/√2, and the Θ(L) sweep of T_1^h."""
     ws = np.linspace(1e-3, 0.7071, 20000)
-    first = np.asarray(_EQ12["T_first"](0.0, 0.0, ws, 1.0, 3.0, 0.0, 0.0), dtype=float)
-    second = np.asarray(_EQ12["T_second"](0.0, 0.0, ws, 1.0, 3.0, 0.0, 0.0), dtype=float) * np.ones_like(ws)
+    first = np.asarray(_eq12_forms()["T_first"](0.0, 0.0, ws, 1.0, 3.0, 0.0, 0.0), dtype=float)
+    second = np.asarray(_eq12_forms()["T_second"](0.0, 0.0, ws, 1.0, 3.0, 0.0, 0.0), dtype=float) * np.ones_like(ws)
     parts = {"eq13_first_le_second": R.function_part(first, second, {"wstar": ws}, role="chain",
                                                      text="(13): first expression ≤ 2(L-2)(1-w*⁴/2), per (L-2)")}
     sweep = R.grid(ctx, {"L": [40, 400, 4000], "alpha": [1.0, 4.0], "wstar": [0.49], "sigma": [1e-2, 1e-4]},
@@ -277,7 +283,7 @@ def check_eq14(ctx: Context) -> Outcome:
     """Eq. (14): h* ≤ h(t) ≤ (1 + 0.04375w*)h* for all t ≥ T_1^h."""
 
     def head(status, records):
-        rows = [r for r in records if r["canonical"]]
+        rows = R.deciding(records)
         bits = [f"w*={r['config']['wstar']:g}: max h/h* {_fmt(r['parts']['upper'].get('max_h_over_hstar', {}).get('value'), '.5f')}"
                 f" vs 1+0.04375w* = {_fmt(r['parts']['upper'].get('printed_factor'), '.5f')}" for r in rows[:3]]
         return f"Eq. (14) {status}: " + "; ".join(bits)
@@ -336,20 +342,22 @@ def check_step_ii1(ctx: Context) -> Outcome:
 
 
 def _jacobian_rate(run: R.Run) -> float:
-    """2·(slowest decay rate) of the linearised (h, ln w) flow at (h*, w*): the decay rate of G."""
-    field, _, _ = R.ih_field(run.mode, run.ih_model_range)
-    params = np.array([float(run.L), run.alpha, run.wstar])
-    y = np.array([run.hstar, math.log(run.wstar)])
+    """2·(slowest decay rate) of the linearised (h, w) flow at (h*, w*): the decay rate of G.
+
+    Central differences of the flow's (dh/dt, dw/dt); eigenvalues at a fixed point do not depend
+    on the coordinates.
+    """
+    kernels = R.velocity_kernels(run.mode, run.ih_model_range)
+    y = np.array([run.hstar, run.wstar])
     jac = np.empty((2, 2))
-    out_p, out_m = np.empty(2), np.empty(2)
     for j in range(2):
         step = 1e-6 * max(1.0, abs(y[j]))
         yp, ym = y.copy(), y.copy()
         yp[j] += step
         ym[j] -= step
-        field.rhs(0.0, yp, params, out_p)
-        field.rhs(0.0, ym, params, out_m)
-        jac[:, j] = (out_p - out_m) / (2 * step)
+        for i, k in enumerate(kernels):
+            jac[i, j] = float(k(yp[0], yp[1], float(run.L), run.alpha, run.wstar)
+                              - k(ym[0], ym[1], float(run.L), run.alpha, run.wstar)) / (2 * step)
     return float(2 * np.min(-np.linalg.eigvals(jac).real))
 
 
@@ -430,23 +438,23 @@ def _register(claim_id: str, label: str, label_alt: str, check, statement: str, 
 
 
 _register("ih.p1_1", "[W] C.3.2 (P1.1)", "[F] C.2", check_p1_1,
-          r"h initially increases beyond $h^\star$, and then remains above this value")
+          r"h initially increases beyond $h^\star$, and then remains above this value", cost=1.6)
 _register("ih.p1_2", "[W] C.3.2 (P1.2)", "[F] C.2", check_p1_2,
           r"$w$ keeps increasing but always stays below $w^\star$; "
-          r"$\frac{\mathrm dH}{\mathrm dt}\big|_{\bar t}=-h'(\bar t)(1-4w^{\star4})^{-\frac32}\cdot2w(\bar t)>0$")
+          r"$\frac{\mathrm dH}{\mathrm dt}\big|_{\bar t}=-h'(\bar t)(1-4w^{\star4})^{-\frac32}\cdot2w(\bar t)>0$", cost=1.8)
 _register("ih.p1_3", "[W] C.3.2 (P1.3)", "[F] C.2", check_p1_3,
-          r"$h$ increases before $T_2^h$, but decreases after $T_2^h$")
+          r"$h$ increases before $T_2^h$, but decreases after $T_2^h$", cost=1.4)
 _register("ih.eq13", "[W] Eq. (12)-(13)", "[F] Eq. (24)-(25)", check_eq13,
           r"\frac{\mathrm dh}{\mathrm dt}\ge\frac{-1}{L-2}\Big[h(1-0.01^4w^{\star4})^{-\frac12}-\frac{1}{1+\alpha^\star}"
           r"(1-w^{\star4})^{-\frac12}\Big];\ (12);\ T_1^h\le(1-0.01w^{\star4})^{\frac12}(L-2)\ln\Big(\frac{1}{1-\frac"
           r"{(1-w^{\star4})^{\frac12}}{(1-0.01^4w^{\star4})^{\frac12}}}\Big)\le2(L-2)\big(1-\tfrac12w^{\star4}\big)="
-          r"\mathcal O(L)\ (13);\ T_1^h=\Theta(L)", cost=3.0)
+          r"\mathcal O(L)\ (13);\ T_1^h=\Theta(L)", cost=2.2)
 _register("ih.eq14", "[W] Eq. (14)", "[F] Eq. (26)", check_eq14,
-          r"h^\star\le h(t)\le(1+0.04375w^\star)h^\star,\quad\forall t\ge T_1^h.\tag{14}")
+          r"h^\star\le h(t)\le(1+0.04375w^\star)h^\star,\quad\forall t\ge T_1^h.\tag{14}", cost=1.4)
 _register("ih.step_ii1", "[W] C.3.2 Step II.1", "[F] C.2 Step II.1", check_step_ii1,
           r"dv/dt > 0 and dh/dt < 0 for t > t_2; $\psi(v+v^\star)/\psi(2v)<h/h^\star<\phi(v+v^\star)/\phi(2v)$; "
-          r"$\lim_{t\to+\infty}v=v^\star$, $\lim_{t\to+\infty}h=h^\star$")
+          r"$\lim_{t\to+\infty}v=v^\star$, $\lim_{t\to+\infty}h=h^\star$", cost=1.4)
 _register("ih.eq18", "[W] Eq. (18)", "[F] Eq. (30)", check_eq18,
           r"G(v(t),h(t))\le G(v(T_2^h),h(T_2^h))\exp\Big(-\frac{v^\star h^{\star2}}{4(L-2)}(t-T_2^h)\Big);\ "
           r"(h(t)-h^\star)^2,(w(t)-w^\star)^2=\ldots\exp\Big(-\Omega\Big(\frac{w^{\star2}(t-T_2^h)}{L(1+\alpha^\star)^2}"
-          r"\Big)\Big)\tag{18}", cost=3.0)
+          r"\Big)\Big)\tag{18}", cost=3.1)

@@ -10,7 +10,9 @@ restatements (w(0) = σ). γ(w*) of the (17) chain is undefined in the paper: bo
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -22,18 +24,23 @@ from derivations.induction_head import ih_proof as P
 
 PAPER = "ih"
 _ARGS = ("w", "h", "wstar", "alpha", "L", "t", "w0", "gamma", "beta")
-_F = {name: R.lambdified(expr, *_ARGS) for name, expr in {
-    "dw1": P.eq15_dw_line1(), "dw2": P.eq15_dw_line2(), "eq15": P.eq15_upper(),
-    "D1": P.eq16_display(), "T16_1": P.eq16_line1(), "T16_2": P.eq16_line2(), "S": P.theta_scale(),
-    "c1": P.eq17_line1(), "c2": P.eq17_line2(), "c3": P.eq17_general(), "eq17": P.eq17_lower(),
-    "win": P.eq17_window_w2()}.items()}
 BETA = 2.0  # "Take β = 2"
+
+
+@functools.cache
+def _forms() -> dict[str, Callable]:
+    """NumPy evaluators of the printed right-hand sides of Eq. (15)-(17) (built on first use)."""
+    return {name: R.lambdified(expr, *_ARGS) for name, expr in {
+        "dw1": P.eq15_dw_line1(), "dw2": P.eq15_dw_line2(), "eq15": P.eq15_upper(),
+        "D1": P.eq16_display(), "T16_1": P.eq16_line1(), "T16_2": P.eq16_line2(), "S": P.theta_scale(),
+        "c1": P.eq17_line1(), "c2": P.eq17_line2(), "c3": P.eq17_general(), "eq17": P.eq17_lower(),
+        "win": P.eq17_window_w2()}.items()}
 
 
 def _f(name: str, run: R.Run, *, gamma: float = 1.0, t=None, w=None) -> np.ndarray:
     w = run.w if w is None else w
     t = run.t if t is None else t
-    out = _F[name](w, run.h, run.wstar, run.alpha, float(run.L), t, run.sigma, gamma, BETA)
+    out = _forms()[name](w, run.h, run.wstar, run.alpha, float(run.L), t, run.sigma, gamma, BETA)
     return np.broadcast_to(np.asarray(out, dtype=float), run.t.shape) if np.ndim(out) == 0 else np.asarray(out, float)
 
 
@@ -84,7 +91,7 @@ def check_eq15(ctx: Context) -> Outcome:
     """Eq. (15) and the dw/dt display before it: w ≤ w(0)exp(4w*²(1-4w*⁴)^{3/2}t/((1+α*)(L-2)))."""
 
     def head(status, records):
-        rec = next(r for r in records if r["canonical"])
+        rec = R.deciding(records)[0]
         m = rec["parts"]["eq15"].get("max_w_over_bound") or {}
         return (f"Eq. (15) {status}: at {rec['config']} max w/UB on [0, T^w_1/2] = {_fmt(m.get('value'))} "
                 f"at t = {_fmt(m.get('t'))}")
@@ -121,8 +128,8 @@ def _eq16_functions(ctx: Context, runs) -> dict[str, dict[str, Any]]:
                              indexing="ij")
     keep = w0 < ws / 2
     ws, al, w0 = ws[keep], al[keep], w0[keep]
-    l1 = np.asarray(_F["T16_1"](0, 0, ws, al, 3.0, 0, w0, 1, BETA), float)
-    l2 = np.asarray(_F["T16_2"](0, 0, ws, al, 3.0, 0, w0, 1, BETA), float)
+    l1 = np.asarray(_forms()["T16_1"](0, 0, ws, al, 3.0, 0, w0, 1, BETA), float)
+    l2 = np.asarray(_forms()["T16_2"](0, 0, ws, al, 3.0, 0, w0, 1, BETA), float)
     parts = {"line1_ge_line2": R.function_part(l1, l2, {"wstar": ws, "alpha": al, "w0": w0}, relation=">=", role="chain",
                                                 text="(16): first lower bound ≥ second, per (L-2), w(0) < w*/2")}
     sweep = R.grid(ctx, {"L": [40, 400], "alpha": [1.0, 4.0], "wstar": [0.3, 0.49], "sigma": [1e-4, 1e-8]},
@@ -138,7 +145,7 @@ def check_eq16(ctx: Context) -> Outcome:
     """Eq. (16), the 'T^w_{1/2} - T^h_1 =' display and 'T^w_{1/2} = Θ(((1+α*)²L/w*²) log(1/σ_init))'."""
 
     def head(status, records):
-        rec = next(r for r in records if r["canonical"])
+        rec = R.deciding(records)[0]
         p = rec["parts"]
         if "measured" not in p["display_ge"]:
             return f"Eq. (16) {status}: window empty at {rec['config']}"
@@ -184,7 +191,7 @@ def check_eq17(ctx: Context) -> Outcome:
     """Eq. (17) and its derivation: w ≥ w(0)exp(w*²t/((1+α*)²(L-2))) for t ∈ [0, T^w_{1/2}]."""
 
     def head(status, records):
-        rec = next(r for r in records if r["canonical"])
+        rec = R.deciding(records)[0]
         m = rec["parts"]["eq17"].get("min_w_over_bound") or {}
         return (f"Eq. (17) {status}: at {rec['config']} min w/LB on [0, T^w_1/2] = {_fmt(m.get('value'))} at "
                 f"t = {_fmt(m.get('t'))}")
@@ -230,7 +237,7 @@ SIMPLIFICATION_TOL = 0.1  # default of --param rel_tol: the gap called "nearly t
 
 
 def _loss(mode: str, rng: str, h, w, L: float, alpha: float, wstar: float) -> np.ndarray:
-    return np.asarray(R._loss_evaluator(mode, rng)(h, np.log(w), float(L), alpha, wstar), dtype=float)
+    return R.loss_kernel(mode, rng)(h, np.log(w), float(L), alpha, wstar)
 
 
 def _mc_softmax(ctx: Context, L: int, w: float, h: float, alpha: float, wstar: float):
@@ -330,20 +337,20 @@ _register("ih.eq15", "[W] Eq. (15)", "[F] Eq. (27)", check_eq15,
           r"\frac{\mathrm dw}{\mathrm dt}\le\frac{2w}{(1+\alpha^\star)^2(L-2)}\Big[(1-(w^2+w^{\star2})^2)^{-\frac32}"
           r"\cdot(w^2+w^{\star2})-(1-4w^4)^{\frac32}\Big]\le\frac{2w}{(1+\alpha^\star)^2(L-2)}(1-4w^{\star4})^{\frac32}"
           r"\cdot2w^{\star2};\ w\le w(0)\exp\Big(\frac{4w^{\star2}(1-4w^{\star4})^{\frac32}}{(1+\alpha^\star)(L-2)}t"
-          r"\Big).\tag{15}")
+          r"\Big).\tag{15}", cost=1.7)
 _register("ih.eq16", "[W] Eq. (16)", "[F] Eq. (28)", check_eq16,
           r"T^w_{1/2}-T^h_1=\frac{(1+\alpha^\star)^2(L-2)}{4w^{\star2}(1-4w^{\star4})^{\frac32}}\ln\Big(\frac{w^\star}"
           r"{2w(0)}\Big);\ T^w_{1/2}\ge(L-2)\Big[\frac{(1+\alpha^\star)^2\ln(\frac{w^\star}{2w(0)})}{4w^{\star2}"
           r"(1-4w^{\star4})^{\frac32}}-\ln\Big(1-(1-w^{\star4})^{\frac12}\Big)\Big]\ge\frac{(L-2)(1+\alpha^\star)^2}"
           r"{16w^{\star2}}\ln\Big(\frac{1}{w(0)}\Big)=\Omega\Big(\frac{(1+\alpha^\star)^2L}{w^{\star2}}\log\Big("
-          r"\frac{1}{\sigma_{\rm init}}\Big)\Big)\tag{16}", cost=3.0)
+          r"\frac{1}{\sigma_{\rm init}}\Big)\Big)\tag{16}", cost=2.4)
 _register("ih.eq17", "[W] Eq. (17)", "[F] Eq. (29)", check_eq17,
           r"\frac{\mathrm dw}{\mathrm dt}\ge\frac{2w}{(1+\alpha^\star)^2(L-2)}\big(C(w^2+w^{\star2})-\gamma(w^\star)"
           r"\cdot C(2w^2)\big)\ge\frac{2w}{(1+\alpha^\star)^2(L-2)}\frac{\beta}{\gamma(w^\star)+\beta}w^{\star2};\ "
-          r"w\ge w(0)\exp\Big(\frac{w^{\star2}t}{(1+\alpha^\star)^2(L-2)}\Big),\ \forall t\in[0,T^w_{1/2}].\tag{17}")
+          r"w\ge w(0)\exp\Big(\frac{w^{\star2}t}{(1+\alpha^\star)^2(L-2)}\Big),\ \forall t\in[0,T^w_{1/2}].\tag{17}", cost=2.9)
 register(Claim("ih.simplification", PAPER, "[W] C.3.2 'Technical simplification'", "claim", check_simplification,
                statement=r"softmax$(z_1,\cdots,z_L)$ replaced with $\frac1L\exp(z_1,\cdots,z_L)$: 'This approximation "
                r"is nearly tight when $z_1,\cdots,z_L\approx0$' (1) $w\approx\sigma_{\rm init}$ is maintained over a "
                r"long period; (2) $w^\star=O(1)$ implies $w^2x_Lx_{s-1}\approx0$ for most input sequences",
                label_alt="[F] C.2", defaults={**R.DEFAULTS, "rel_tol": None}, domain=R.domain(),
-               doc=check_simplification.__doc__ or "", cost=3.0))
+               doc=check_simplification.__doc__ or "", cost=1.5))

@@ -1,11 +1,14 @@
 """Trajectories of the IH head (h, w) for the proof-level claims of [W] App. C.3.2, and their bookkeeping.
 
 The (h, w) block of Stage II is independent of the 4-gram block (p, g) under the ideal first
-layer and separate value layout (spec §2.7). Integrating it alone keeps long horizons cheap:
-the (p, g) block is stiff on the 60·S horizons the tail claims need (its g-rate is O(1)), the
-(h, w) block is not. The field is compiled from the toolkit's own losses: the exp-simplified
-L_IH2 (ih.cf.L_IH2's derivation, per head-2 range) or the large-L true-softmax loss
-(ih.dv.softmax_loss), under the ``paper`` or ``balanced`` flow (``derivations.flows``).
+layer and separate value layout (spec §2.7). The runs come from the toolkit's one (h, w) engine,
+``numerics.models.induction_head.stage2.ih_flow`` integrated by ``sweeps.run_grid`` (one batch per
+mode, in scaled time τ = t/S, events T_o = T_1^h, T_2h, T_w_half, T_w_001, T_h_half, T_h_below,
+T_II, T_III), run to 60·S without the tail stop. The losses are the toolkit's own: the
+exp-simplified L_IH2 (ih.cf.L_IH2's derivation, per head-2 range) or the large-L true-softmax loss
+derived from its definition (``derive_verify.softmax_largeL_derived``; ih.dv.softmax_loss verifies it
+equals the spec's stated form), under the ``paper`` or ``balanced`` flow (``derivations.flows``).
+This module keeps only the claims' bookkeeping: windows, pointwise tests, verdicts.
 
 Modes (spec §2.7): ``paper`` = (exp_simplified, paper), ``balanced`` = (exp_simplified,
 balanced), ``softmaxLL`` = (softmax_largeL, balanced).
@@ -18,7 +21,6 @@ decided on the canonical reading (paper ODE, canonical range) over its grid of c
 from __future__ import annotations
 
 import dataclasses
-import functools
 import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping
@@ -28,7 +30,7 @@ import numpy as np
 import sympy as sp
 
 from checks.claim import Context
-from derivations.errors import InvalidArgument
+from derivations.errors import InvalidArgument, NumericalTrouble
 
 #: flow mode -> (ih_loss, flow) of spec §2.7
 MODES = {"paper": ("exp_simplified", "paper"), "balanced": ("exp_simplified", "balanced"),
@@ -40,56 +42,27 @@ POINT_TOL = 1e-9
 #: states within this relative distance of (h*, w*) are at the solver's noise floor: signs of
 #: velocities there are not resolved (spec ih.p1_1: "with the solver noise floor recorded")
 EQUILIBRIUM_FLOOR = 1e-7
-EVENTS = ("T_1h", "T_2h", "T_w_half", "T_w_001", "T_h_half", "T_h_below", "T_II", "T_III")
+#: the proof's name T_1^h for the engine's T_o (Thm 4's T_o := T_1^h)
+ALIASES = {"T_1h": "T_o"}
+#: save grid in τ = t/S: evenly spaced on [0, 4] (the windows up to T_III) and log-spaced to the horizon
+N_LINEAR, LINEAR_END, N_LOG = 3000, 4.0, 1000
+#: runs integrated per batch
+CHUNK = 256
 
 
-@functools.cache
-def ih_field(mode: str, ih_model_range: str):
-    """The compiled (h, ln w) vector field of one mode and head-2 range, with the hitting-time events.
+def loss_kernel(mode: str, ih_model_range: str) -> Callable:
+    """L_IH2(h, log_w, L, α*, w*) of a flow mode and head-2 range (compiled, broadcasting)."""
+    from numerics.models.induction_head.stage2 import ih_loss_kernel
 
-    Events (first crossing): T_1h h > h*; T_2h dh/dt = 0 from above; T_w_half w > w*/2;
-    T_w_001 w > 0.01w*; T_h_half h ≥ h*/2; T_h_below h < h* (downward, i.e. T^h_{h*} after T_2^h);
-    T_II / T_III L_IH2 ≤ 0.99 / 0.01 L_IH2(T_1^h). None is terminal.
-    """
-    from derivations.flows import reduced_velocity
-    from derivations.induction_head import derive_verify, ih_head
-    from derivations.induction_head import symbols as S
-    from numerics.compile import EventSpec, event_state, vector_field
-
-    loss_mode, flow = MODES[mode]
-    lw = sp.Symbol("log_w", real=True)
-    Lf = sp.Symbol("L", positive=True)
-    P = sp.Symbol("P", positive=True)
-    if loss_mode == "exp_simplified":
-        loss = ih_head.L_IH2_derived(ih_model_range)
-    else:
-        loss = derive_verify.softmax_largeL_stated("gaussian")
-    loss = loss.subs(S.L, Lf)
-    dh = -sp.diff(loss, S.h)
-    dw = reduced_velocity(loss.subs(S.w, sp.sqrt(P)), P, S.w, flow)
-    on_log = {S.w: sp.exp(lw)}
-    rhs = [dh.subs(on_log), (dw / S.w).subs(on_log)]
-    loss_t = loss.subs(on_log)
-    loss_o = loss.subs({S.h: event_state("T_1h", S.h), S.w: sp.exp(event_state("T_1h", lw))})
-    events = [
-        EventSpec("T_1h", S.h - S.hstar, +1),
-        EventSpec("T_2h", rhs[0], -1),
-        EventSpec("T_w_half", lw - sp.log(S.wstar / 2), +1),
-        EventSpec("T_w_001", lw - sp.log(S.wstar / 100), +1),
-        EventSpec("T_h_half", S.h - S.hstar / 2, +1),
-        EventSpec("T_h_below", S.h - S.hstar, -1),
-        EventSpec("T_II", loss_t - sp.Rational(99, 100) * loss_o, -1),
-        EventSpec("T_III", loss_t - loss_o / 100, -1),
-    ]
-    field = vector_field(rhs, [S.h, lw], [Lf, S.alpha, S.wstar], name=f"ih_proof_{mode}_{ih_model_range}",
-                         events=events)
-    return field, loss_t, (S.h, lw, Lf, S.alpha, S.wstar)
+    return ih_loss_kernel(ih_model_range, MODES[mode][0])
 
 
-@functools.cache
-def _loss_evaluator(mode: str, ih_model_range: str) -> Callable:
-    _, loss_t, args = ih_field(mode, ih_model_range)
-    return sp.lambdify(args, loss_t, modules="numpy")
+def velocity_kernels(mode: str, ih_model_range: str) -> tuple[Callable, Callable]:
+    """(dh/dt, dw/dt)(h, w, L, α*, w*) of a flow mode and head-2 range."""
+    from numerics.models.induction_head.stage2 import ih_velocity
+
+    loss, flow = MODES[mode]
+    return ih_velocity(flow, ih_model_range, loss)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -120,7 +93,9 @@ class Run:
     @property
     def scale(self) -> float:
         """S = (1+α*)² L ln(1/σ)/w*² (spec §2.11)."""
-        return (1 + self.alpha) ** 2 * self.L * math.log(1 / self.sigma) / self.wstar**2
+        from numerics.models.induction_head.stage2 import time_scale
+
+        return time_scale(self.L, self.alpha, self.wstar, self.sigma)
 
     @property
     def reading(self) -> dict[str, str]:
@@ -157,44 +132,57 @@ class Run:
         return {"t": time, "h": h, "w": w}
 
 
-@functools.lru_cache(maxsize=256)
-def ih_run(L: int, alpha: float, wstar: float, sigma: float, mode: str = "paper",
-           ih_model_range: str = "canonical", horizon_factor: float = 60.0) -> Run:
-    """Integrate the (h, ln w) flow from h(0) = w(0) = σ (init eq4) to horizon_factor·S; rtol 1e-10.
-
-    Saved times: 3000 uniform on [0, 4S] (resolves the windows up to T_III) and 1000 log-spaced
-    on [1e-3, horizon] (the tail). Velocities are the compiled right-hand side at the saved states.
-    """
-    from numerics.ode import Tolerance, integrate
-
+def _check(mode: str, ih_model_range: str) -> None:
     if mode not in MODES:
         raise InvalidArgument(f"flow={mode!r} is not one of {', '.join(MODES)}")
     if ih_model_range not in RANGES:
         raise InvalidArgument(f"ih_model_range={ih_model_range!r} is not one of {', '.join(RANGES)}")
-    if not 0 < sigma < 1:
-        raise InvalidArgument(f"sigma={sigma} must lie in (0, 1)")
-    if not 0 < wstar < 2**-0.5:
-        raise InvalidArgument(f"wstar={wstar} violates 2*wstar**2 < 1 (Eq. (10) diverges); choose wstar < 0.7071")
-    if L < 5:
-        raise InvalidArgument(f"L={L} must be at least 5 (head 2 needs positions 2..L-1)")
-    field, _, _ = ih_field(mode, ih_model_range)
-    scale = (1 + alpha) ** 2 * L * math.log(1 / sigma) / wstar**2
-    horizon = horizon_factor * scale
-    save = np.unique(np.concatenate([np.linspace(0.0, min(4 * scale, horizon), 3000),
-                                     np.geomspace(1e-3, horizon, 1000)]))
-    params = np.array([float(L), alpha, wstar])
-    y0 = np.array([sigma, math.log(sigma)])
-    sol = integrate(field, y0, (0.0, horizon), params, tol=Tolerance(1e-10, 1e-13), save_at=save)
-    vel = np.empty_like(sol.y)
-    out = np.empty(2)
-    for i, (ti, yi) in enumerate(zip(sol.t, sol.y, strict=True)):
-        field.rhs(ti, yi, params, out)
-        vel[i] = out
-    h, w = sol.y[:, 0], np.exp(sol.y[:, 1])
-    loss = _loss_evaluator(mode, ih_model_range)(h, sol.y[:, 1], float(L), alpha, wstar)
-    return Run(L, alpha, wstar, sigma, mode, ih_model_range, sol.t, h, w, vel[:, 0], vel[:, 1] * w,
-               np.asarray(loss, dtype=float), sol.event_times,
-               {k: (float(s[0]), float(math.exp(s[1]))) for k, s in sol.event_states.items()}, horizon)
+
+
+def ih_runs(specs: Iterable[tuple], horizon_factor: float = 60.0) -> list[Run]:
+    """Runs of (L, α*, w*, σ, mode, range) from h(0) = w(0) = σ (init eq4) to horizon_factor·S; rtol 1e-10.
+
+    One ``run_grid`` call (a batch per mode; runs already made in this process are recalled).
+    Saved times: 3000 evenly spaced on [0, 4S] and 1000 log-spaced on [1e-8 S, horizon].
+    Velocities are the flow's (dh/dt, dw/dt) at the saved states.
+    """
+    from numerics.models.induction_head.sweeps import run_grid
+
+    specs = [(int(L), float(a), float(ws), float(sg), mode, rng) for L, a, ws, sg, mode, rng in specs]
+    for spec in specs:
+        _check(*spec[4:])
+    points = [{"L": L, "alpha": a, "wstar": ws, "sigma": sg, "mode": mode, "ih_model_range": rng}
+              for L, a, ws, sg, mode, rng in specs]
+    out = []
+    for start in range(0, len(specs), CHUNK):  # bounded memory at the full budget (thousands of runs)
+        res = run_grid(points[start:start + CHUNK], horizon=horizon_factor, n_log=N_LOG, n_linear=N_LINEAR,
+                       linear_end=LINEAR_END, tail=False)
+        out += [_run_from(res, i, spec, horizon_factor) for i, spec in enumerate(specs[start:start + CHUNK])]
+    return out
+
+
+def _run_from(res, i: int, spec: tuple, horizon_factor: float) -> Run:
+    from numerics.ode import STATUS
+
+    L, alpha, wstar, sigma, mode, rng = spec
+    if res.status[i] >= 2:
+        raise NumericalTrouble(f"(h, w) run at L={L}, alpha={alpha}, wstar={wstar}, sigma={sigma}, {mode}/{rng} "
+                               f"stopped at t={res.end_t[i]:.6g}: {STATUS[int(res.status[i])]}")
+    alive = np.isfinite(res.h[i])
+    t, h, w = res.tau[alive] * res.S[i], res.h[i, alive], res.w[i, alive]
+    dh_k, dw_k = velocity_kernels(mode, rng)
+    events = {name: float(v[i]) for name, v in res.events.items()}
+    states = {name: (float(res.event_h[name][i]), float(res.event_w[name][i])) for name in events}
+    for alias, name in ALIASES.items():
+        events[alias], states[alias] = events[name], states[name]
+    return Run(L, alpha, wstar, sigma, mode, rng, t, h, w, dh_k(h, w, float(L), alpha, wstar),
+               dw_k(h, w, float(L), alpha, wstar), res.loss[i, alive], events, states, horizon_factor * res.S[i])
+
+
+def ih_run(L: int, alpha: float, wstar: float, sigma: float, mode: str = "paper",
+           ih_model_range: str = "canonical", horizon_factor: float = 60.0) -> Run:
+    """One run of :func:`ih_runs`."""
+    return ih_runs([(L, alpha, wstar, sigma, mode, ih_model_range)], horizon_factor)[0]
 
 
 # ----------------------------------------------------------------------------- grids and readings
@@ -233,14 +221,10 @@ def grid(ctx: Context, quick: Mapping[str, list], full: Mapping[str, list]) -> l
 def runs_for(ctx: Context, configs: Iterable[Mapping[str, Any]], pairs: list[tuple[str, str]],
              horizon_factor: float = 60.0) -> list[Run]:
     """Every (configuration, reading) run, canonical reading first within each configuration."""
-    configs = list(configs)
-    out = []
-    total = len(configs) * len(pairs)
-    for i, (cfg, (mode, rng)) in enumerate(itertools.product(configs, pairs)):
-        ctx.report_progress(i / max(total, 1), f"{mode}/{rng} L={cfg['L']} w*={cfg['wstar']}")
-        out.append(ih_run(int(cfg["L"]), float(cfg["alpha"]), float(cfg["wstar"]), float(cfg["sigma"]),
-                          mode, rng, horizon_factor))
-    return out
+    specs = [(cfg["L"], cfg["alpha"], cfg["wstar"], cfg["sigma"], mode, rng)
+             for cfg, (mode, rng) in itertools.product(configs, pairs)]
+    ctx.report_progress(0.1, f"integrating {len(specs)} (h, w) runs")
+    return ih_runs(specs, horizon_factor)
 
 
 # ----------------------------------------------------------------------------- parts and verdicts
@@ -308,6 +292,12 @@ def combine(statuses: Iterable[str]) -> str:
     return "outside-regime" if statuses else "inconclusive"
 
 
+def deciding(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records that decide: the canonical reading's, or the first reading's when a pinned flag excludes it."""
+    canonical = [r for r in records if r["canonical"]]
+    return canonical or [r for r in records if r["label"] == records[0]["label"]]
+
+
 def decide(records: list[dict[str, Any]], main: list[str]) -> tuple[str, dict[str, Any]]:
     """Claim status from per-run records (each with ``reading``, ``canonical`` and ``parts``).
 
@@ -319,8 +309,7 @@ def decide(records: list[dict[str, Any]], main: list[str]) -> tuple[str, dict[st
         for name, part in rec["parts"].items():
             table.setdefault(rec["label"], {}).setdefault(name, []).append(part["status"])
     by_reading = {label: {name: combine(sts) for name, sts in parts.items()} for label, parts in table.items()}
-    canonical = [r for r in records if r["canonical"]]
-    status = combine(r["parts"][m]["status"] for r in canonical for m in main if m in r["parts"])
+    status = combine(r["parts"][m]["status"] for r in deciding(records) for m in main if m in r["parts"])
     return status, by_reading
 
 
@@ -333,9 +322,7 @@ def run_record(run: Run, parts: dict[str, dict[str, Any]], **extra) -> dict[str,
 
 def counterexample(records: list[dict[str, Any]], parts: list[str]) -> str:
     """A one-line counterexample from the first canonical record whose part fails ('' when none)."""
-    for rec in records:
-        if not rec["canonical"]:
-            continue
+    for rec in deciding(records):
         for name in parts:
             part = rec["parts"].get(name, {})
             if part.get("status") == "fails":
@@ -349,9 +336,10 @@ def counterexample(records: list[dict[str, Any]], parts: list[str]) -> str:
     return ""
 
 
-def failing_chain(by_reading: Mapping[str, Mapping[str, str]], chain: list[str]) -> list[str]:
-    """Chain parts that fail under the canonical reading."""
-    canon = by_reading.get("/".join(CANONICAL), {})
+def failing_chain(by_reading: Mapping[str, Mapping[str, str]], chain: list[str],
+                  label: str = "/".join(CANONICAL)) -> list[str]:
+    """Chain parts that fail under the deciding reading (``label``; the canonical one by default)."""
+    canon = by_reading.get(label, {})
     return [c for c in chain if canon.get(c) in ("fails", "differs")]
 
 
@@ -361,11 +349,12 @@ def summarise(status: str, head: str, records: list[dict[str, Any]], main: list[
     parts = [head]
     if status == "fails":
         parts.append(counterexample(records, main))
-    bad = failing_chain(by_reading, chain)
+    label = deciding(records)[0]["label"]
+    bad = failing_chain(by_reading, chain, label)
     if bad:
         parts.append("chain parts failing: " + ", ".join(bad))
     reference = run_status or status
-    others = sorted({lab for lab, ps in by_reading.items() if lab != "/".join(CANONICAL)
+    others = sorted({lab for lab, ps in by_reading.items() if lab != label
                      and combine(ps[m] for m in main if m in ps) != reference})
     if others:
         parts.append("verdict differs under " + ", ".join(others))

@@ -9,6 +9,11 @@ A pinned parameter (``--param wstar=0.3``) replaces its axis. The verdict is dec
 canonical reading (paper ODE: flow = paper, ih_loss = exp_simplified, canonical ranges); the
 balanced ODE and softmaxLL are reported beside it (``evidence["readings"]``).
 
+The sweep is the toolkit's one (h, w) engine (``stage2.ih_flow``; ``ih_proof_runs`` integrates the
+same field); runs are remembered per point in the process, so claims share whatever runs they have
+in common. The derived forms of ``derivations.induction_head.asymptotics`` (limits, series) are
+remembered on disk by a hash of the source (``numerics.stored``).
+
 Rates whose printed form does not contain w* (T_o = Θ(L), L_IH2(0) ∼ 1/((1+α*)²L)) are decided
 on the drift along L, 1+α* and log(1/σ) (the preamble's "w* = O(1)" lets the constant depend on
 w*); the drift along w* is reported as the reading ``uniform_in_wstar``.
@@ -26,6 +31,7 @@ from checks.claim import Claim, Context, Outcome
 from checks.registry import register
 from checks.scaling import scaling_fit
 from derivations.induction_head import symbols as S
+from numerics.stored import stored
 
 PAPER = "ih"
 QUICK_AXES = {"wstar": [0.3, 0.49], "L": [40, 400], "sigma": [1e-2, 1e-4], "alpha": [1.0, 4.0]}
@@ -171,6 +177,46 @@ def _empty(res, rows, event) -> bool:
     return not np.any(np.isfinite(res.events[event][rows]))
 
 
+# ----------------------------------------------------------------------------- derived forms (remembered on disk)
+
+
+@stored
+def derived_item(name: str):
+    """A derive-and-verify item of ``derivations.induction_head.asymptotics`` (``item_hitting_times``, ...)."""
+    from derivations.induction_head import asymptotics as A
+
+    return getattr(A, name)()
+
+
+@stored
+def derived_rates(flow: str, loss: str) -> tuple:
+    """(λ, T_1^h): the plateau growth rate d ln w/dt and the derived T_1^h of a mode (σ → 0)."""
+    from derivations.induction_head import asymptotics as A
+
+    return A.plateau_rate(flow, loss), A.t1h_derived(flow, loss)
+
+
+@stored
+def derived_slow_rate(flow: str, loss: str, leading: bool = False) -> tuple:
+    """((L-2)·J, (L-2)·λ_slow, its leading order in w* or None) of a mode at its minimiser."""
+    from derivations.induction_head import asymptotics as A
+
+    slow = A.slow_rate_scaled(flow, loss)
+    return A.scaled_jacobian(flow, loss), slow, (A.leading_in_wstar(slow) if leading else None)
+
+
+@stored
+def derived_plateau(loss: str = "exp_simplified", law: str = "gaussian") -> dict[str, Any]:
+    """ih.dv.plateau_level's forms of a loss mode, their leading orders in w* and the w* where 0.99 is crossed."""
+    from derivations.induction_head import asymptotics as A
+
+    d = dict(A.plateau_level(loss, law))
+    d["fraction_of_initial_leading_in_wstar"] = A.leading_in_wstar(d["fraction_of_initial"], 6)
+    d["one_minus_fraction_of_T_o_leading"] = A.leading_in_wstar(1 - d["fraction_of_T_o"], 8)
+    d["wstar_where_fraction_of_T_o_is_0.99"] = A.wstar_where_fraction_crosses(d["fraction_of_T_o"])
+    return d
+
+
 # ----------------------------------------------------------------------------- Thm 4 claims
 
 
@@ -228,12 +274,10 @@ def _time_claim(ctx: Context, event: str, extra_fn) -> Outcome:
 
 
 def _phase2_extra(res, rows) -> dict[str, Any]:
-    from derivations.induction_head import asymptotics
-
     T2, Tw = res.events["T_II"][rows], res.events["T_w_001"][rows]
     h_o = res.event_h["T_o"][rows]
-    frac = asymptotics.plateau_level()["fraction_of_T_o"]
-    cross = asymptotics.wstar_where_fraction_crosses(frac)
+    plateau = derived_plateau()
+    frac, cross = plateau["fraction_of_T_o"], plateau["wstar_where_fraction_of_T_o_is_0.99"]
     return {
         "T_II_ge_T_w_0.01": {"holds_at": int(np.sum(T2 >= Tw)), "fails_at": int(np.sum(T2 < Tw)),
                              "undecided": int(np.sum(~(np.isfinite(T2) & np.isfinite(Tw))))},
@@ -366,13 +410,11 @@ def slow_rates(res, rows, reading: str) -> np.ndarray:
     """2 λ_slow per row from the derived Jacobian (canonical range), NaN for literal readings."""
     import sympy as sp
 
-    from derivations.induction_head import asymptotics as A
-
     point = res.points[rows[0]]
     if point["ih_model_range"] != "canonical":
         return np.full(len(rows), math.nan)
     flow, loss = point["flow"], point["ih_loss"]
-    f = sp.lambdify((S.wstar, S.alpha), A.slow_rate_scaled(flow, loss), modules="numpy")
+    f = sp.lambdify((S.wstar, S.alpha), derived_slow_rate(flow, loss)[1], modules="numpy")
     return np.array([2 * f(res.points[i]["wstar"], res.points[i]["alpha"]) / (res.points[i]["L"] - 2) for i in rows])
 
 
@@ -411,28 +453,52 @@ def check_phase4(ctx: Context) -> Outcome:
 # ----------------------------------------------------------------------------- §3.2 scalings
 
 
+def _pg_speed(L: int, alpha: float, sigma: float) -> tuple[float, float]:
+    """(max |dp/dt| over saved t ≤ T_1^g, T_1^g) of the (p, g) block from θ(0) = σ (w* plays no part)."""
+    from numerics.models.induction_head.four_gram import four_gram_run
+
+    run = four_gram_run(L, alpha, sigma, horizon=2e3, n_save=300)
+    t1g = run.events["T_1g"]
+    sel = run.t <= (t1g if np.isfinite(t1g) else run.t[-1])
+    return float(np.max(np.abs(run.dp[sel]))), float(t1g)
+
+
+def _hw_speed(res, i: int, t_end: float) -> float:
+    """max |dw/dt|/w of the (h, w) block (paper ODE) over the sweep's saved t ≤ t_end."""
+    from numerics.models.induction_head.stage2 import ih_velocity
+
+    p = res.points[i]
+    t = res.t(i)
+    sel = (t <= t_end) & np.isfinite(res.w[i])
+    _, dw = ih_velocity(p["flow"], p["ih_model_range"], p["ih_loss"], p["tokens"])
+    w = res.w[i, sel]
+    return float(np.max(np.abs(dw(res.h[i, sel], w, float(p["L"]), p["alpha"], p["wstar"])) / w))
+
+
 def check_scalings(ctx: Context) -> Outcome:
     """ih.sec3_2.scalings: L_G4(0) ∼ α*²/(1+α*)²; L_IH2(0) ∼ 1/((1+α*)²L); |ẇ| ∼ w ≪ 1; |ṗ| ∼ 1.
 
-    Losses at θ(0) = σ from the compiled closed forms (every loss and range mode); velocities along
-    the Stage-II flow for t ≤ T_1^g (paper ODE) from ``stage2_velocity``.
+    Losses at θ(0) = σ from the compiled closed forms (every loss and range mode); velocities for
+    t ≤ T_1^g (paper ODE): |ṗ| along a short run of the (p, g) block to T_1^g, |ẇ|/w along the
+    sweep's (h, w) runs (the blocks do not interact under value_layout=separate, spec §2.7).
     """
-    from numerics.models.induction_head.stage2 import stage2_losses, stage2_run, stage2_velocity
+    from numerics.models.induction_head.four_gram import four_gram_kernels
+    from numerics.models.induction_head.stage2 import ih_loss_kernel
 
     grid = axes(ctx)
     pts = [dict(zip(grid, c, strict=True)) for c in product(*grid.values())]
     labels_ = [{k: p[k] for k in SWEPT} for p in pts]
     regs = {"L": [p["L"] for p in pts], "1+alpha": [1 + p["alpha"] for p in pts],
             "log(1/sigma)": [math.log(1 / p["sigma"]) for p in pts]}
-    g4 = stage2_losses()[0]
-    lg4 = np.array([float(g4(p["sigma"], p["sigma"], 0.0, 0.0, float(p["L"]), p["alpha"], p["wstar"])) for p in pts])
+    g4 = four_gram_kernels("canonical")["loss"]
+    lg4 = np.array([float(g4(p["sigma"], p["sigma"], float(p["L"]), p["alpha"])) for p in pts])
     parts = {"L_G4(0) ~ α*²/(1+α*)²": scaling_fit(lg4, [p["alpha"] ** 2 / (1 + p["alpha"]) ** 2 for p in pts], regs,
                                                   rate_name="α*²/(1+α*)²", labels=labels_)}
     modes = [("canonical", "exp_simplified"), ("literal", "exp_simplified"), ("canonical", "softmax_largeL")]
     lih = {}
     for rng, loss in modes if not ctx.quick else modes[:1] + modes[2:]:
-        k = stage2_losses("canonical", rng, loss)[1]
-        lih[f"{rng}/{loss}"] = np.array([float(k(0.0, 0.0, p["sigma"], math.log(p["sigma"]), float(p["L"]), p["alpha"],
+        k = ih_loss_kernel(rng, loss)
+        lih[f"{rng}/{loss}"] = np.array([float(k(p["sigma"], math.log(p["sigma"]), float(p["L"]), p["alpha"],
                                                    p["wstar"])) for p in pts])
     rate_ih = [1 / ((1 + p["alpha"]) ** 2 * p["L"]) for p in pts]
     readings_ev = {}
@@ -447,16 +513,13 @@ def check_scalings(ctx: Context) -> Outcome:
     parts["L_IH2(0) ≪ L_G4(0)"] = scaling_fit(ratio, np.ones_like(ratio), regs, form="O", rate_name="1",
                                               labels=labels_)
     # time-scale separation along t ≤ T_1^g (paper ODE)
-    vel = stage2_velocity("paper")
-    pdot, wrate = [], []
-    for p in pts:
-        sol, _ = stage2_run(p["L"], p["alpha"], p["wstar"], p["sigma"], horizon=200.0, n_save=200)
-        t1g = sol.event_times["T_1g"]
-        sel = sol.t <= (t1g if np.isfinite(t1g) else sol.t[-1])
-        y = sol.y[sel]
-        dp, _, _, dw = vel(y[:, 0], y[:, 1], y[:, 2], np.exp(y[:, 3]), float(p["L"]), p["alpha"], p["wstar"])
-        pdot.append(float(np.max(np.abs(dp))))
-        wrate.append(float(np.max(np.abs(dw) / np.exp(y[:, 3]))))
+    ctx.report_progress(0.3, "(p, g) runs to T_1^g")
+    speeds = {key: _pg_speed(*key) for key in {(p["L"], p["alpha"], p["sigma"]) for p in pts}}
+    res, rows_by = sweep(ctx, grid, [CANONICAL])
+    index = {tuple(res.points[i][k] for k in SWEPT): i for i in rows_by[CANONICAL]}
+    pdot = [speeds[(p["L"], p["alpha"], p["sigma"])][0] for p in pts]
+    wrate = [_hw_speed(res, index[tuple(p[k] for k in SWEPT)], speeds[(p["L"], p["alpha"], p["sigma"])][1])
+             for p in pts]
     parts["|ṗ| ∼ 1 (max over t ≤ T_1^g)"] = scaling_fit(pdot, np.ones(len(pts)), regs, rate_name="1", labels=labels_)
     parts["|ẇ| ∼ w (max |ẇ|/w over t ≤ T_1^g)"] = scaling_fit(wrate, np.ones(len(pts)), regs, rate_name="1",
                                                              labels=labels_)
@@ -502,9 +565,7 @@ def check_hitting_times(ctx: Context) -> Outcome:
     """
     import sympy as sp
 
-    from derivations.induction_head import asymptotics as A
-
-    ok_sym, sym = _formulas(A.item_hitting_times(), ctx)
+    ok_sym, sym = _formulas(derived_item("item_hitting_times"), ctx)
     res, rows_by = sweep(ctx)
     readings_ev, band_ok = {}, True
     for name, rows in rows_by.items():
@@ -512,8 +573,9 @@ def check_hitting_times(ctx: Context) -> Outcome:
         if p0["ih_model_range"] != "canonical":
             continue
         flow, loss = p0["flow"], p0["ih_loss"]
-        lam_f = sp.lambdify((S.L, S.alpha, S.wstar), A.plateau_rate(flow, loss), "numpy")
-        t1_f = sp.lambdify((S.L, S.alpha, S.wstar, S.sigma), A.t1h_derived(flow, loss), "numpy")
+        lam_expr, t1_expr = derived_rates(flow, loss)
+        lam_f = sp.lambdify((S.L, S.alpha, S.wstar), lam_expr, "numpy")
+        t1_f = sp.lambdify((S.L, S.alpha, S.wstar, S.sigma), t1_expr, "numpy")
         L_, a_, w_, s_ = (res.column(k, rows).astype(float) for k in ("L", "alpha", "wstar", "sigma"))
         lam = lam_f(L_, a_, w_)
         T_o = res.events["T_o"][rows]
@@ -522,7 +584,7 @@ def check_hitting_times(ctx: Context) -> Outcome:
         Tw_pred = T_o + np.log(w_ / (2 * res.event_w["T_o"][rows])) / lam
         r_t3 = res.events["T_III"][rows] / (np.log(1 / s_) / lam)
         in_band = (r_t1 >= 0.95) & (r_t1 <= 1.05)
-        entry = {"T_1h_formula": sp.sstr(A.t1h_derived(flow, loss)), "plateau_rate": sp.sstr(A.plateau_rate(flow, loss)),
+        entry = {"T_1h_formula": sp.sstr(t1_expr), "plateau_rate": sp.sstr(lam_expr),
                  "T_1h_measured_over_formula": _band(r_t1), "plateau_slope_over_lambda": _band(slope / lam),
                  "plateau_window": "t ≥ 10(L-2), w ≤ 0.05w*",
                  "plateau_window_empty_points": int(np.sum(~np.isfinite(slope))),
@@ -553,23 +615,18 @@ def check_plateau_level(ctx: Context) -> Outcome:
     """
     import sympy as sp
 
-    from derivations.induction_head import asymptotics as A
-
     symbolic = {}
     for loss in ("exp_simplified", "softmax_largeL"):
         for law in (("gaussian",) if ctx.quick else ("gaussian", "boolean")):
-            d = A.plateau_level(loss, law)
-            symbolic[f"{loss}/{law}"] = {k: sp.sstr(v) for k, v in d.items()} | {
-                "fraction_of_initial_leading_in_wstar": sp.sstr(A.leading_in_wstar(d["fraction_of_initial"], 6)),
-                "one_minus_fraction_of_T_o_leading": sp.sstr(A.leading_in_wstar(1 - d["fraction_of_T_o"], 8)),
-                "wstar_where_fraction_of_T_o_is_0.99": A.wstar_where_fraction_crosses(d["fraction_of_T_o"])}
+            symbolic[f"{loss}/{law}"] = {k: (v if isinstance(v, float | None) else sp.sstr(v))
+                                         for k, v in derived_plateau(loss, law).items()}
     res, rows_by = sweep(ctx)
     readings_ev, ok = {}, True
     for name, rows in rows_by.items():
         p0 = res.points[rows[0]]
         if p0["ih_model_range"] != "canonical":
             continue
-        level = sp.lambdify((S.L, S.alpha, S.wstar), A.plateau_level(p0["ih_loss"])["level"], "numpy")
+        level = sp.lambdify((S.L, S.alpha, S.wstar), derived_plateau(p0["ih_loss"])["level"], "numpy")
         ratios = []
         for i in rows:
             p = res.points[i]
@@ -604,13 +661,13 @@ def check_phase4_rates(ctx: Context) -> Outcome:
 
     from derivations.induction_head import asymptotics as A
 
-    ok_sym, sym = _formulas(A.item_phase4_rates(), ctx)
+    ok_sym, sym = _formulas(derived_item("item_phase4_rates"), ctx)
     derived = {}
     for name, (flow, loss) in A.MODES.items():
-        derived[name] = {"J_times_(L-2)": sp.sstr(A.scaled_jacobian(flow, loss)),
-                         "(L-2)·lambda_slow": sp.sstr(A.slow_rate_scaled(flow, loss))}
-        if not ctx.quick:
-            derived[name]["(L-2)·lambda_slow_leading_in_wstar"] = sp.sstr(A.leading_in_wstar(A.slow_rate_scaled(flow, loss)))
+        jac, slow, leading = derived_slow_rate(flow, loss, not ctx.quick)
+        derived[name] = {"J_times_(L-2)": sp.sstr(jac), "(L-2)·lambda_slow": sp.sstr(slow)}
+        if leading is not None:
+            derived[name]["(L-2)·lambda_slow_leading_in_wstar"] = sp.sstr(leading)
     res, rows_by = sweep(ctx)
     readings_ev, ok_num = {}, True
     for name, rows in rows_by.items():
@@ -688,29 +745,29 @@ def _reg(claim_id, label, label_alt, kind, check, statement, cost, defaults=None
 
 
 _reg("ih.thm4.observation_time", "[W] Thm 4; C.4 (T_o := T_1^h)", "[F] Thm 5.5; C.3", "claim",
-     check_observation_time, r"T_o:=T_1^h=\Theta(L),\quad h(T_o)=h^\star,\ w(T_o)<0.01w^\star", 3)
+     check_observation_time, r"T_o:=T_1^h=\Theta(L),\quad h(T_o)=h^\star,\ w(T_o)<0.01w^\star", 2.9)
 _reg("ih.thm4.phase2", "[W] Thm 4, Phase II", "[F] Thm 5.5; C.3", "claim", check_phase2,
      r"T_{\rm II}:=\inf\{t>T_o:\mathcal L_{IH_2}(\theta(t))\le0.99\cdot\mathcal L_{IH_2}(\theta(T_o))\}"
-     r"=\Theta\big((\alpha^\star+1)^2L\log(1/\sigma_{\rm init})/w^{\star2}\big)", 3)
+     r"=\Theta\big((\alpha^\star+1)^2L\log(1/\sigma_{\rm init})/w^{\star2}\big)", 3.0)
 _reg("ih.thm4.phase3", "[W] Thm 4, Phase III", "[F] Thm 5.5; C.3", "claim", check_phase3,
      r"T_{\rm III}:=\inf\{t>T_o:\mathcal L_{IH_2}(\theta(t))\le0.01\cdot\mathcal L_{IH_2}(\theta(T_o))\}"
-     r"=\Theta\big((\alpha^\star+1)^2L\log(1/\sigma_{\rm init})/w^{\star2}\big)", 3)
+     r"=\Theta\big((\alpha^\star+1)^2L\log(1/\sigma_{\rm init})/w^{\star2}\big)", 3.4)
 _reg("ih.thm4.wkq_growth", "[W] Thm 4 (w_KQ growth); C.4", "[F] Thm 5.5; C.3", "claim", check_wkq_growth,
      r"w_{KQ}(t)=\sigma_{\rm init}\exp\Big(\Theta\Big(\frac{w^{\star2}t}{(1+\alpha^\star)^2L}\Big)\Big),\quad t<T_{\rm III}",
-     3)
+     1.7)
 _reg("ih.thm4.phase4", "[W] Thm 4, Phase IV; C.4", "[F] Thm 5.5; C.3", "claim", check_phase4,
      r"\mathcal L_{G_4}(\theta(t))=\mathcal O(1/t),\quad\mathcal L_{IH_2}(\theta(t))=\mathcal O\Big(\exp\Big(-\Omega"
-     r"\Big(\frac{w^{\star2}t}{(1+\alpha^\star)^2L}\Big)\Big)\Big),\ t>T_{\rm III}", 3)
+     r"\Big(\frac{w^{\star2}t}{(1+\alpha^\star)^2L}\Big)\Big)\Big),\ t>T_{\rm III}", 2.3)
 _reg("ih.sec3_2.scalings", "[W] §3.2 discussion", "[F] §5.2", "claim", check_scalings,
      r"\mathcal L_{G_4}(0)\sim\alpha^{\star2}/(1+\alpha^\star)^2;\ \mathcal L_{IH_2}(0)\sim1/[(1+\alpha^\star)^2L];\ "
-     r"|\dot w_{KQ}|\sim w_{KQ}\ll1,\ |\dot p|\sim1", 4, {k: v for k, v in DEFAULTS.items() if k != "mode"})
+     r"|\dot w_{KQ}|\sim w_{KQ}\ll1,\ |\dot p|\sim1", 2.2, {k: v for k, v in DEFAULTS.items() if k != "mode"})
 _reg("ih.dv.hitting_times", "spec §4 ih.dv.hitting_times", "—", "derive", check_hitting_times,
      r"T_1^h\approx(L-2)\ln\frac{1}{1-\sqrt{1-w^{\star4}}},\ \lambda_{\rm paper}=\frac{2h^{\star2}w^{\star2}"
-     r"(1-w^{\star4})^{-2}}{L-2},\ T^w_{1/2}\approx T_1^h+\ln\frac{w^\star}{2w(T_1^h)}/\lambda", 4)
+     r"(1-w^{\star4})^{-2}}{L-2},\ T^w_{1/2}\approx T_1^h+\ln\frac{w^\star}{2w(T_1^h)}/\lambda", 1.6)
 _reg("ih.dv.plateau_level", "spec §4 ih.dv.plateau_level", "—", "derive", check_plateau_level,
-     r"\lim_{w\to0}\mathcal L_{IH_2}(h_{\rm eq}(0),w)\ /\ \mathcal L_{IH_2}(\theta(0))", 4)
+     r"\lim_{w\to0}\mathcal L_{IH_2}(h_{\rm eq}(0),w)\ /\ \mathcal L_{IH_2}(\theta(0))", 1.4)
 _reg("ih.dv.phase4_rates", "spec §4 ih.dv.phase4_rates", "—", "derive", check_phase4_rates,
      r"J=\frac{1}{L-2}\begin{pmatrix}-4h^{\star2}v^\star\phi'(2v^\star)&-2h^\star w^\star\phi(2v^\star)\\"
-     r"-2h^\star w^\star\phi(2v^\star)&-\psi(2v^\star)\end{pmatrix}", 5)
+     r"-2h^\star w^\star\phi(2v^\star)&-\psi(2v^\star)\end{pmatrix}", 1.7)
 _reg("ih.exp.phase_diagram", "spec §6.5 ih.exp.phase_diagram", "—", "experiment", check_phase_diagram,
-     r"T_{\rm II}/S,\ T_{\rm III}/S\ \text{over}\ w^\star\times\sigma,\ L=400,\ \alpha^\star=1", 4)
+     r"T_{\rm II}/S,\ T_{\rm III}/S\ \text{over}\ w^\star\times\sigma,\ L=400,\ \alpha^\star=1", 3.0)

@@ -87,3 +87,41 @@ def test_bad_modes_are_refused_by_name():
     with pytest.raises(InvalidArgument, match="ih_model_range"):
         run_grid([{"L": 40, "alpha": 1.0, "wstar": 0.3, "sigma": 0.01, "mode": "softmaxLL",
                    "ih_model_range": "literal"}])
+
+
+def test_remembered_rows_equal_fresh_runs_whatever_the_batch():
+    from numerics.models.induction_head import sweeps
+
+    sweeps.clear_memo()
+    pair = [POINTS[1], {**POINTS[1], "L": 80}]  # one mode: one batch
+    both = run_grid(pair, n_log=50)
+    alone = run_grid(pair[1:], n_log=50, memo=False)
+    recalled = run_grid(pair[1:], n_log=50)
+    for res in (alone, recalled):
+        assert np.array_equal(res.h[0], both.h[1], equal_nan=True)
+        assert res.events["T_III"][0] == both.events["T_III"][1]
+
+
+def test_without_the_tail_stop_runs_reach_the_horizon_and_h_events_sit_on_their_levels():
+    res = run_grid(POINTS[:1], n_log=50, tail=False, memo=False)
+    hstar = 1 / (1 + POINTS[0]["alpha"])
+    assert res.end_t[0] == pytest.approx(60 * res.S[0], rel=1e-12)
+    assert math.isnan(res.events["T_tail"][0])
+    assert res.event_h["T_h_half"][0] == pytest.approx(hstar / 2, rel=1e-9)
+    assert res.events["T_h_half"][0] < res.events["T_o"][0] < res.events["T_2h"][0]
+    below = res.events["T_h_below"][0]
+    assert math.isnan(below) or (below > res.events["T_2h"][0]
+                                 and res.event_h["T_h_below"][0] == pytest.approx(hstar, rel=1e-9))
+
+
+@pytest.mark.parametrize("mode", ["paper", "softmaxLL"])
+def test_velocity_kernels_are_the_scaled_field_over_S(mode):
+    point = {"paper": ("paper", "exp_simplified"), "softmaxLL": ("balanced", "softmax_largeL")}[mode]
+    y0, params, extra = st.ih_initial(40, 1.0, 0.45, 0.01, ih_loss=point[1])
+    field = st.ih_flow(point[0], "canonical", point[1])
+    h, w = 0.3, 0.2
+    out = np.empty(2)
+    field.rhs(0.0, np.array([h, math.log(w)]), params, out)
+    dh, dw = (float(k(h, w, 40.0, 1.0, 0.45)) for k in st.ih_velocity(point[0], "canonical", point[1]))
+    assert dh == pytest.approx(out[0] / extra["S"], rel=1e-12)
+    assert dw == pytest.approx(out[1] * w / extra["S"], rel=1e-12)

@@ -21,13 +21,22 @@ Entry points
 ``ih_flow(...)`` / ``ih_run(...)``
     The (h, ln w) block alone in scaled time τ = t/S (S = (1+α*)²L ln(1/σ)/w*², spec §2.11),
     so that many points share one save grid (``numerics.models.induction_head.sweeps``); it
-    runs past T_III into Phase IV and stops at T_tail.
+    runs past T_III into Phase IV and stops at T_tail (unless the tail stop is switched off).
+    This is the one (h, w) engine of the toolkit: Thm 4's sweeps and the proof-level runs of
+    ``checks.induction_head.ih_proof_runs`` both integrate it.
+``ih_velocity(...)(h, w, L, alpha, wstar)``, ``ih_loss_kernel(...)(h, log_w, L, alpha, wstar)``
+    dh/dt, dw/dt (in t) and L_IH2 at arrays of (h, w) states.
 
 Events (first crossings; all times in t): T_1g g > g*; T_I L_G4 <= 0.01 L_G4(0); T_o = T_1^h
 h > h*; T_2h dh/dt = 0 from above; T_w_001 w > 0.01 w*; T_w_half w > w*/2; T_II / T_III
-L_IH2 <= 0.99 / 0.01 L_IH2(T_o); T_tail (ih_flow only) L_IH2 - L_min <= 1e-10 (L_IH2(T_o) - L_min).
+L_IH2 <= 0.99 / 0.01 L_IH2(T_o). ``ih_flow`` only: T_h_half h > h*/2; T_h_below h < h* from
+above (the first return below h*, i.e. T^h_{h*} after T_2^h); T_tail L_IH2 - L_min <=
+f (L_IH2(T_o) - L_min) with f a parameter (1e-10; f < 0 switches the stop off).
 An event whose condition already holds at t = 0 does not fire (``numerics.ode``): w(0) = σ >
 0.01w* is reported by the callers as T_w_001 = 0.
+
+The SymPy forms behind every kernel are remembered on disk (``stored``), so a warm process
+builds no SymPy expression before recalling the compiled kernels.
 """
 
 from __future__ import annotations
@@ -39,17 +48,20 @@ import math
 import numpy as np
 
 from derivations.errors import InvalidArgument
+from numerics.stored import stored
 from numerics.models.induction_head.tokens import TOKEN_LAWS
 
 #: hitting times of the Stage-II flow (spec §1 and Thm 4), as events of the integrator
 STAGE2_EVENTS = ("T_1g", "T_I", "T_o", "T_2h", "T_w_001", "T_w_half", "T_II", "T_III")
 STAGE2_STATE = ("p", "g", "h", "log_w")
-IH_EVENTS = ("T_o", "T_2h", "T_w_001", "T_w_half", "T_II", "T_III", "T_tail")
+IH_EVENTS = ("T_o", "T_2h", "T_w_001", "T_w_half", "T_II", "T_h_half", "T_h_below", "T_III", "T_tail")
 IH_STATE = ("h", "log_w")
 IH_LOSS_MODES = ("exp_simplified", "softmax_largeL")
 RANGES = ("canonical", "literal")
 #: T_tail fires when L_IH2 - L_min has fallen to this fraction of L_IH2(T_o) - L_min
 TAIL_FRACTION = 1e-10
+#: the tail fraction that never fires (L_IH2 - L_min >= 0 > -(L_IH2(T_o) - L_min))
+NO_TAIL = -1.0
 
 
 def check_modes(flow: str, ih_model_range: str, ih_loss: str, tokens: str = "gaussian") -> None:
@@ -63,7 +75,7 @@ def check_modes(flow: str, ih_model_range: str, ih_loss: str, tokens: str = "gau
                               "has no range at leading order (one position in L-2); use ih_model_range='canonical'")
 
 
-@functools.cache
+@stored
 def ih_loss_expr(ih_model_range: str = "canonical", ih_loss: str = "exp_simplified", tokens: str = "gaussian"):
     """The IH loss L_IH2(h, w; L, α*, w*) of a mode, as a SymPy expression (symbols of ``symbols``)."""
     from derivations.induction_head import derive_verify, ih_head
@@ -74,8 +86,9 @@ def ih_loss_expr(ih_model_range: str = "canonical", ih_loss: str = "exp_simplifi
     return ih_head.L_IH2_derived(ih_model_range, law="rademacher" if tokens == "boolean" else "gaussian")
 
 
+@stored
 def _ih_block(flow: str, ih_model_range: str, ih_loss: str, tokens: str):
-    """(loss, dh/dt, d ln w/dt) in the symbols (h, log_w, L float, α*, w*), then dw/dt in w, ln w, L."""
+    """(loss, dh/dt, d ln w/dt) in the symbols (h, log_w, L float, α*, w*), then (dh/dt, dw/dt) in w, ln w, L."""
     import sympy as sp
 
     from derivations.flows import reduced_velocity
@@ -124,14 +137,13 @@ def stage2_flow(flow: str = "paper", head1_range: str = "canonical", ih_model_ra
     """
     import sympy as sp
 
-    from derivations.induction_head import four_gram
     from derivations.induction_head import symbols as S
     from numerics.compile import EventSpec, vector_field
 
     loss_ih, dh, dlw, _, lw, Lf = _ih_block(flow, ih_model_range, ih_loss, tokens)
     loss0 = sp.Symbol("loss_G4_0", real=True)
-    loss_g4 = four_gram.L_G4_derived(head1_range).subs(S.L, Lf)
-    rhs = [-sp.diff(loss_g4, S.p), -sp.diff(loss_g4, S.g), dh, dlw]
+    loss_g4, dp, dg = g4_block(head1_range)
+    rhs = [dp, dg, dh, dlw]
     events = [
         EventSpec("T_1g", S.g - S.gstar, +1),
         EventSpec("T_I", loss_g4 - loss0 / 100, -1),
@@ -147,8 +159,9 @@ def ih_flow(flow: str = "paper", ih_model_range: str = "canonical", ih_loss: str
             tokens: str = "gaussian"):
     """The (h, ln w) block alone, in scaled time τ = t/S: d(h, ln w)/dτ = S·(dh/dt, d ln w/dt).
 
-    Parameters (L, α*, w*, S, L_min), L_min the minimum of L_IH2 (the terminal T_tail event).
-    Event times are in τ; multiply by S for t.
+    Parameters (L, α*, w*, S, L_min, f): L_min the minimum of L_IH2 and f the fraction of the
+    terminal T_tail event (:data:`TAIL_FRACTION`; :data:`NO_TAIL` never stops). Event times
+    are in τ; multiply by S for t.
     """
     import sympy as sp
 
@@ -157,13 +170,23 @@ def ih_flow(flow: str = "paper", ih_model_range: str = "canonical", ih_loss: str
 
     loss, dh, dlw, _, lw, Lf = _ih_block(flow, ih_model_range, ih_loss, tokens)
     scale, loss_min = sp.Symbol("S", positive=True), sp.Symbol("L_min", real=True)
+    tail = sp.Symbol("tail_fraction", real=True)
     events = _ih_events(S.h, lw, loss, dh, lambda at_o: [
+        EventSpec("T_h_half", S.h - S.hstar / 2, +1),
+        EventSpec("T_h_below", S.h - S.hstar, -1),
         EventSpec("T_III", loss - at_o / 100, -1),
-        EventSpec("T_tail", loss - loss_min - TAIL_FRACTION * (at_o - loss_min), -1, terminal=True)])
+        EventSpec("T_tail", loss - loss_min - tail * (at_o - loss_min), -1, terminal=True)])
     name = f"ih_head2_{flow}_{ih_model_range}{_suffix(ih_loss, tokens)}"
-    field = vector_field([scale * dh, scale * dlw], [S.h, lw], [Lf, S.alpha, S.wstar, scale, loss_min],
+    field = vector_field([scale * dh, scale * dlw], [S.h, lw], [Lf, S.alpha, S.wstar, scale, loss_min, tail],
                          name=name, events=events)
     return dataclasses.replace(field, state_names=IH_STATE)
+
+
+def g4_block(head1_range: str = "canonical"):
+    """(L_G4, dp/dt, dg/dt) with L a float symbol: the 4-gram block's own forms (``four_gram``), Dummies fixed."""
+    from numerics.models.induction_head.four_gram import _losses
+
+    return _losses(head1_range)
 
 
 @functools.cache
@@ -172,32 +195,57 @@ def stage2_losses(head1_range: str = "canonical", ih_model_range: str = "canonic
     """Grid kernels (L_G4, L_IH2) of the state (p, g, h, ln w) and parameters (L, α*, w*)."""
     import sympy as sp
 
-    from derivations.induction_head import four_gram
     from derivations.induction_head import symbols as S
     from numerics.compile import grid_kernel
 
     lw = sp.Symbol("log_w", real=True)
     Lf = sp.Symbol("L", positive=True)
-    g4 = four_gram.L_G4_derived(head1_range).subs(S.L, Lf)
+    g4 = g4_block(head1_range)[0]
     ih = ih_loss_expr(ih_model_range, ih_loss, tokens).subs({S.L: Lf, S.w: sp.exp(lw)})
     args = [S.p, S.g, S.h, lw, Lf, S.alpha, S.wstar]
     return (grid_kernel(g4, args, name=f"ih_LG4_{head1_range}"),
             grid_kernel(ih, args, name=f"ih_LIH2_{ih_model_range}{_suffix(ih_loss, tokens)}"))
 
 
+@functools.cache
+def ih_loss_kernel(ih_model_range: str = "canonical", ih_loss: str = "exp_simplified", tokens: str = "gaussian"):
+    """Grid kernel L_IH2(h, log_w, L, α*, w*) of a mode (the loss of :func:`ih_flow`'s events)."""
+    from derivations.induction_head import symbols as S
+    from numerics.compile import grid_kernel
+
+    loss, _, _, _, lw, Lf = _ih_block("paper", ih_model_range, ih_loss, tokens)
+    return grid_kernel(loss, [S.h, lw, Lf, S.alpha, S.wstar], name=f"ih_loss_{ih_model_range}{_suffix(ih_loss, tokens)}")
+
+
+@functools.cache
+def ih_velocity(flow: str = "paper", ih_model_range: str = "canonical", ih_loss: str = "exp_simplified",
+                tokens: str = "gaussian"):
+    """Grid kernels (dh/dt, dw/dt) of (h, w, L, α*, w*), w > 0 itself: the (h, w) block of the flow, in t."""
+    from derivations.induction_head import symbols as S
+    from numerics.compile import grid_kernel
+
+    _, _, _, (dh, dw), _, Lf = _ih_block(flow, ih_model_range, ih_loss, tokens)
+    tag = f"{flow}_{ih_model_range}{_suffix(ih_loss, tokens)}"
+    args = [S.h, S.w, Lf, S.alpha, S.wstar]
+    return grid_kernel(dh, args, name=f"ih_vel_dh_{tag}"), grid_kernel(dw, args, name=f"ih_vel_dw_{tag}")
+
+
 @dataclasses.dataclass(frozen=True)
 class Velocity:
     """(dp/dt, dg/dt, dh/dt, dw/dt) of the Stage-II flow at broadcast states (p, g, h, w) and (L, α*, w*)."""
 
-    kernels: tuple
+    pg: tuple
+    hw: tuple
     modes: dict
 
     def __call__(self, p, g, h, w, L, alpha, wstar) -> tuple[np.ndarray, ...]:
-        """Velocities at the given states; w > 0 (not ln w). Returns four float64 arrays."""
+        """Velocities at the given states; w > 0 (not ln w). Returns four float64 arrays of the broadcast shape."""
         w = np.asarray(w, dtype=float)
         if np.any(~(w > 0)):
             raise InvalidArgument(f"w must be > 0 (the flow is written in ln w); got min {np.min(w)}")
-        return tuple(k(p, g, h, w, L, alpha, wstar) for k in self.kernels)
+        shape = np.broadcast_shapes(*(np.shape(x) for x in (p, g, h, w, L, alpha, wstar)))
+        out = [k(p, g, L, alpha) for k in self.pg] + [k(h, w, L, alpha, wstar) for k in self.hw]
+        return tuple(np.array(np.broadcast_to(x, shape)) for x in out)
 
 
 @functools.cache
@@ -206,22 +254,15 @@ def stage2_velocity(flow: str = "paper", head1_range: str = "canonical", ih_mode
     """The pointwise velocity field of :func:`stage2_flow` (same expressions), for checks along trajectories.
 
     ``stage2_velocity(flow)(p, g, h, w, L, alpha, wstar)`` → (dp/dt, dg/dt, dh/dt, dw/dt), each
-    broadcast over its inputs (numba ``prange`` grid kernels, identical for any thread count).
+    broadcast over its inputs (numba ``prange`` grid kernels, identical for any thread count):
+    the 4-gram kernels of ``four_gram`` and :func:`ih_velocity`.
     """
-    import sympy as sp
+    from numerics.models.induction_head.four_gram import four_gram_kernels
 
-    from derivations.induction_head import four_gram
-    from derivations.induction_head import symbols as S
-    from numerics.compile import grid_kernel
-
-    _, _, _, (dh, dw), _, Lf = _ih_block(flow, ih_model_range, ih_loss, tokens)
-    loss_g4 = four_gram.L_G4_derived(head1_range).subs(S.L, Lf)
-    exprs = {"dp": -sp.diff(loss_g4, S.p), "dg": -sp.diff(loss_g4, S.g), "dh": dh, "dw": dw}
-    args = [S.p, S.g, S.h, S.w, Lf, S.alpha, S.wstar]
-    tag = f"{flow}_{head1_range}_{ih_model_range}{_suffix(ih_loss, tokens)}"
-    kernels = tuple(grid_kernel(e, args, name=f"ih_vel_{k}_{tag}") for k, e in exprs.items())
-    return Velocity(kernels, {"flow": flow, "head1_range": head1_range, "ih_model_range": ih_model_range,
-                              "ih_loss": ih_loss, "tokens": tokens})
+    kernels = four_gram_kernels(head1_range)
+    return Velocity((kernels["dp"], kernels["dg"]), ih_velocity(flow, ih_model_range, ih_loss, tokens),
+                    {"flow": flow, "head1_range": head1_range, "ih_model_range": ih_model_range,
+                     "ih_loss": ih_loss, "tokens": tokens})
 
 
 def check_point(L, alpha: float, wstar: float, sigma: float, tokens: str = "gaussian") -> None:
@@ -274,22 +315,30 @@ def stage2_run(L: int, alpha: float, wstar: float, sigma: float, *, flow: str = 
     return solution, losses
 
 
-@functools.cache
-def ih_profile(ih_model_range: str = "canonical", ih_loss: str = "exp_simplified", tokens: str = "gaussian"):
-    """Grid kernels (h_eq(w), L_IH2(h_eq(w), w)): the minimiser in h at fixed w and the profile loss."""
+@stored
+def _profile_exprs(ih_model_range: str, ih_loss: str, tokens: str):
+    """(h_eq(w), L_IH2(h_eq(w), w)) in (w, L float, α*, w*)."""
     import sympy as sp
 
     from derivations.induction_head import symbols as S
     from derivations.induction_head.derive_verify import h_equilibrium
-    from numerics.compile import grid_kernel
 
     Lf = sp.Symbol("L", positive=True)
     loss = ih_loss_expr(ih_model_range, ih_loss, tokens).subs(S.L, Lf)
     h_eq = h_equilibrium(loss)
+    return h_eq, loss.subs(S.h, h_eq), Lf
+
+
+@functools.cache
+def ih_profile(ih_model_range: str = "canonical", ih_loss: str = "exp_simplified", tokens: str = "gaussian"):
+    """Grid kernels (h_eq(w), L_IH2(h_eq(w), w)): the minimiser in h at fixed w and the profile loss."""
+    from derivations.induction_head import symbols as S
+    from numerics.compile import grid_kernel
+
+    h_eq, profile, Lf = _profile_exprs(ih_model_range, ih_loss, tokens)
     args = [S.w, Lf, S.alpha, S.wstar]
     tag = f"{ih_model_range}{_suffix(ih_loss, tokens)}"
-    return (grid_kernel(h_eq, args, name=f"ih_heq_{tag}"),
-            grid_kernel(loss.subs(S.h, h_eq), args, name=f"ih_profile_{tag}"))
+    return grid_kernel(h_eq, args, name=f"ih_heq_{tag}"), grid_kernel(profile, args, name=f"ih_profile_{tag}")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -306,20 +355,24 @@ def ih_minimiser(L: float, alpha: float, wstar: float, *, ih_model_range: str = 
 
 
 def ih_initial(L, alpha, wstar, sigma, *, ih_model_range="canonical", ih_loss="exp_simplified",
-               tokens="gaussian") -> tuple[np.ndarray, np.ndarray, dict]:
-    """(y0, params, extras) of :func:`ih_flow` from h(0) = w(0) = σ (Eq. (4)); extras hold S and the minimiser."""
+               tokens="gaussian", tail: float = TAIL_FRACTION) -> tuple[np.ndarray, np.ndarray, dict]:
+    """(y0, params, extras) of :func:`ih_flow` from h(0) = w(0) = σ (Eq. (4)); extras hold S and the minimiser.
+
+    ``tail`` is the T_tail fraction (:data:`NO_TAIL`: run to the horizon).
+    """
     check_point(L, alpha, wstar, sigma, tokens)
     scale = time_scale(L, alpha, wstar, sigma)
     w_min, h_min, loss_min = ih_minimiser(L, alpha, wstar, ih_model_range=ih_model_range, ih_loss=ih_loss,
                                           tokens=tokens)
     y0 = np.array([sigma, math.log(sigma)])
-    params = np.array([float(L), float(alpha), float(wstar), scale, loss_min])
+    params = np.array([float(L), float(alpha), float(wstar), scale, loss_min, float(tail)])
     return y0, params, {"S": scale, "w_min": w_min, "h_min": h_min, "L_min": loss_min}
 
 
 def ih_run(L: int, alpha: float, wstar: float, sigma: float, *, flow: str = "paper",
            ih_model_range: str = "canonical", ih_loss: str = "exp_simplified", tokens: str = "gaussian",
-           horizon: float = 60.0, rtol: float = 1e-10, atol: float = 1e-13, save_tau=None, max_steps: int = 10**7):
+           horizon: float = 60.0, rtol: float = 1e-10, atol: float = 1e-13, save_tau=None, max_steps: int = 10**7,
+           tail: float = TAIL_FRACTION):
     """One run of :func:`ih_flow` (scaled time τ = t/S, to τ = ``horizon`` or T_tail).
 
     Returns (Solution in τ, extras with "S", "L_min", "w_min", "h_min"). ``save_tau`` defaults to
@@ -328,16 +381,21 @@ def ih_run(L: int, alpha: float, wstar: float, sigma: float, *, flow: str = "pap
     from numerics.ode import Tolerance, integrate
 
     y0, params, extras = ih_initial(L, alpha, wstar, sigma, ih_model_range=ih_model_range, ih_loss=ih_loss,
-                                    tokens=tokens)
+                                    tokens=tokens, tail=tail)
     save = default_save_grid(horizon) if save_tau is None else np.asarray(save_tau, dtype=float)
     solution = integrate(ih_flow(flow, ih_model_range, ih_loss, tokens), y0, (0.0, horizon), params,
                          tol=Tolerance(rtol, atol), save_at=save, max_steps=max_steps)
     return solution, extras
 
 
-def default_save_grid(horizon: float = 60.0, n_log: int = 600, n_linear: int = 0) -> np.ndarray:
-    """0, ``n_log`` log-spaced τ in [1e-8, horizon] and optionally ``n_linear`` evenly spaced ones."""
+def default_save_grid(horizon: float = 60.0, n_log: int = 600, n_linear: int = 0,
+                      linear_end: float | None = None) -> np.ndarray:
+    """0, ``n_log`` log-spaced τ in [1e-8, horizon] and ``n_linear`` evenly spaced ones on [0, linear_end].
+
+    ``linear_end`` defaults to the horizon (and is capped by it).
+    """
+    end = horizon if linear_end is None else min(linear_end, horizon)
     parts = [[0.0], np.geomspace(1e-8, horizon, n_log)]
     if n_linear:
-        parts.append(np.linspace(0.0, horizon, n_linear))
+        parts.append(np.linspace(0.0, end, n_linear))
     return np.unique(np.concatenate(parts))

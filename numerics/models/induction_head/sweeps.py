@@ -6,18 +6,21 @@ at many points (L, α*, w*, σ, flow, ih_model_range, ih_loss, tokens) with
 field), in scaled time τ = t/S, S = (1+α*)²L ln(1/σ)/w*², so that every point shares one save grid
 (log-spaced, optionally with an evenly spaced part). Each point runs to τ = 60 (the spec's horizon
 60·S) or until T_tail (L_IH2 within 1e-10 of its minimum, relative to L_IH2(T_o)), so runs reach
-Phase IV. The per-point result is bit-identical to :func:`numerics.ode.integrate` of the same field.
+Phase IV; ``tail=False`` runs every point to the horizon. The per-point result is bit-identical to
+:func:`numerics.ode.integrate` of the same field.
 
 The (p, g) block is not integrated here: with separate value heads it does not interact with
 (h, w) (spec §2.7), and at large L it is stiff over the IH time scales.
 
-Results are remembered per process (``_MEMO``), so several claims in one worker share a sweep.
+Results are remembered per process and per point (``_MEMO``: one row per point, save grid and
+settings), so claims in one worker share every run they have in common, whatever else their grids hold.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +37,13 @@ NAMED_MODES = {
     "balanced": {"flow": "balanced", "ih_loss": "exp_simplified"},
     "softmaxLL": {"flow": "balanced", "ih_loss": "softmax_largeL"},
 }
-_MEMO: dict[str, GridResult] = {}
+_MEMO: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()
+#: bytes of saved trajectories the memo keeps (least recently used rows are dropped beyond it)
+MEMO_BYTES = 256 * 2**20
+_MEMO_SIZE = 0
+#: per-point fields of a GridResult (arrays indexed by the point) and the per-event ones
+_ROW_FIELDS = ("S", "h", "w", "loss", "loss0", "loss_min", "w_min", "h_min", "end_t", "status", "n_steps")
+_EVENT_FIELDS = ("events", "event_h", "event_w")
 
 
 @dataclass
@@ -108,19 +117,34 @@ def normalise_point(point: dict[str, Any]) -> dict[str, Any]:
 
 
 def _loss_value(point, h, w):
-    _, kernel = st.stage2_losses("canonical", point["ih_model_range"], point["ih_loss"], point["tokens"])
-    return float(kernel(0.0, 0.0, h, math.log(w), float(point["L"]), point["alpha"], point["wstar"]))
+    kernel = st.ih_loss_kernel(point["ih_model_range"], point["ih_loss"], point["tokens"])
+    return float(kernel(h, math.log(w), float(point["L"]), point["alpha"], point["wstar"]))
 
 
-def _memo_key(points, tau, settings) -> str:
-    digest = hashlib.sha256(repr((points, sorted(settings.items()))).encode())
+def _memo_key(tau, settings) -> str:
+    digest = hashlib.sha256(repr(sorted(settings.items())).encode())
     digest.update(np.ascontiguousarray(tau).tobytes())
     return digest.hexdigest()
 
 
+def _get_row(res: GridResult, i: int) -> dict[str, Any]:
+    row = {name: np.copy(getattr(res, name)[i]) for name in _ROW_FIELDS}
+    for group in _EVENT_FIELDS:
+        row[group] = {e: float(v[i]) for e, v in getattr(res, group).items()}
+    return row
+
+
+def _put_row(res: GridResult, i: int, row: dict[str, Any]) -> None:
+    for name in _ROW_FIELDS:
+        getattr(res, name)[i] = row[name]
+    for group in _EVENT_FIELDS:
+        for e, v in row[group].items():
+            getattr(res, group)[e][i] = v
+
+
 def run_grid(points, *, save=None, horizon: float = 60.0, n_log: int = 600, n_linear: int = 0,
-             rtol: float = 1e-10, atol: float = 1e-13, max_steps: int = 5 * 10**7, workers: int | None = None,
-             memo: bool = True) -> GridResult:
+             linear_end: float | None = None, rtol: float = 1e-10, atol: float = 1e-13, max_steps: int = 5 * 10**7,
+             tail: bool = True, workers: int | None = None, memo: bool = True) -> GridResult:
     """Integrate the (h, ln w) flow at every point; return a :class:`GridResult` in input order.
 
     Parameters
@@ -130,9 +154,12 @@ def run_grid(points, *, save=None, horizon: float = 60.0, n_log: int = 600, n_li
         ``mode`` shorthand: paper, balanced, softmaxLL); defaults are the canonical readings.
     save : 1-D array, optional
         Save grid in τ = t/S; default :func:`~numerics.models.induction_head.stage2.default_save_grid`
-        (``n_log`` log-spaced points from 1e-8 to ``horizon``, plus ``n_linear`` evenly spaced).
+        (``n_log`` log-spaced points from 1e-8 to ``horizon``, plus ``n_linear`` evenly spaced on
+        [0, ``linear_end``]).
     horizon : float
         End of each run in units of S (spec: 60).
+    tail : bool
+        Stop each run at T_tail (default) or run it to the horizon.
     workers : int, optional
         numba threads for the batches (default: numba's setting); results do not depend on it.
     """
@@ -143,55 +170,75 @@ def run_grid(points, *, save=None, horizon: float = 60.0, n_log: int = 600, n_li
     if not points:
         raise InvalidArgument("points=[] is empty; give at least one grid point")
     pts = [normalise_point(p) for p in points]
-    tau = st.default_save_grid(horizon, n_log, n_linear) if save is None else np.asarray(save, dtype=float)
-    settings = {"horizon": horizon, "rtol": rtol, "atol": atol, "max_steps": max_steps}
-    key = _memo_key(pts, tau, settings)
-    if memo and key in _MEMO:
-        return _MEMO[key]
+    tau = (st.default_save_grid(horizon, n_log, n_linear, linear_end) if save is None
+           else np.asarray(save, dtype=float))
+    settings = {"horizon": horizon, "rtol": rtol, "atol": atol, "max_steps": max_steps, "tail": bool(tail)}
+    key = _memo_key(tau, settings)
     n, m = len(pts), tau.size
     nan = lambda *shape: np.full(shape, math.nan)  # noqa: E731
     res = GridResult(pts, tau, nan(n), nan(n, m), nan(n, m), nan(n, m), {e: nan(n) for e in st.IH_EVENTS},
                      {e: nan(n) for e in st.IH_EVENTS}, {e: nan(n) for e in st.IH_EVENTS}, nan(n), nan(n), nan(n),
                      nan(n), nan(n), np.zeros(n, np.int8), np.zeros(n, np.int64), settings | {"save_tau_size": m})
     groups: dict[tuple, list[int]] = {}
+    row_keys = [(key, repr(sorted(p.items()))) for p in pts]
     for i, p in enumerate(pts):
-        groups.setdefault(tuple(p[k] for k in MODE_KEYS), []).append(i)
+        known = _MEMO.get(row_keys[i]) if memo else None
+        if known is not None:
+            _MEMO.move_to_end(row_keys[i])
+            _put_row(res, i, known)
+        else:
+            groups.setdefault(tuple(p[k] for k in MODE_KEYS), []).append(i)
     threads = numba.get_num_threads()
     try:
         if workers:
             numba.set_num_threads(max(1, min(int(workers), numba.config.NUMBA_NUM_THREADS)))
         for modes, rows in groups.items():
             _run_group(res, dict(zip(MODE_KEYS, modes, strict=True)), rows, tau, horizon,
-                       Tolerance(rtol, atol), max_steps, integrate_batch)
+                       Tolerance(rtol, atol), max_steps, integrate_batch, st.TAIL_FRACTION if tail else st.NO_TAIL)
     finally:
         numba.set_num_threads(threads)
     if memo:
-        _MEMO[key] = res
+        for rows in groups.values():
+            for i in rows:
+                _remember(row_keys[i], _get_row(res, i))
     return res
 
 
-def _run_group(res: GridResult, modes, rows, tau, horizon, tol, max_steps, integrate_batch) -> None:
+def _row_bytes(row: dict[str, Any]) -> int:
+    return row["h"].nbytes + row["w"].nbytes + row["loss"].nbytes
+
+
+def _remember(key: tuple[str, str], row: dict[str, Any]) -> None:
+    global _MEMO_SIZE
+    if key in _MEMO:
+        _MEMO_SIZE -= _row_bytes(_MEMO.pop(key))
+    _MEMO[key] = row
+    _MEMO_SIZE += _row_bytes(row)
+    while len(_MEMO) > 1 and _MEMO_SIZE > MEMO_BYTES:
+        _MEMO_SIZE -= _row_bytes(_MEMO.popitem(last=False)[1])
+
+
+def _run_group(res: GridResult, modes, rows, tau, horizon, tol, max_steps, integrate_batch, tail) -> None:
     """Integrate one mode combination's points and write their rows of ``res``."""
     field_ = st.ih_flow(modes["flow"], modes["ih_model_range"], modes["ih_loss"], modes["tokens"])
     y0s, params = [], []
     for i in rows:
         p = res.points[i]
-        y0, prm, extra = _initial(p)
+        y0, prm, extra = _initial(p, tail)
         y0s.append(y0)
         params.append(prm)
         res.S[i], res.loss_min[i], res.w_min[i], res.h_min[i] = extra["S"], extra["L_min"], extra["w_min"], \
             extra["h_min"]
     batch = integrate_batch(field_, np.array(y0s), np.array(params), (0.0, horizon), tol=tol, save_at=tau,
                             max_steps=max_steps, on_error="record")
-    _, loss_kernel = st.stage2_losses("canonical", modes["ih_model_range"], modes["ih_loss"], modes["tokens"])
+    loss_kernel = st.ih_loss_kernel(modes["ih_model_range"], modes["ih_loss"], modes["tokens"])
     for j, i in enumerate(rows):
         p, scale = res.points[i], res.S[i]
         alive = tau <= batch.t_final[j] * (1 + 1e-15)
         h, lw = batch.y[j, :, 0], batch.y[j, :, 1]
         res.h[i, alive], res.w[i, alive] = h[alive], np.exp(lw[alive])
-        res.loss[i, alive] = loss_kernel(0.0, 0.0, h[alive], lw[alive], float(p["L"]), p["alpha"], p["wstar"])
-        res.loss0[i] = float(loss_kernel(0.0, 0.0, p["sigma"], math.log(p["sigma"]), float(p["L"]), p["alpha"],
-                                         p["wstar"]))
+        res.loss[i, alive] = loss_kernel(h[alive], lw[alive], float(p["L"]), p["alpha"], p["wstar"])
+        res.loss0[i] = float(loss_kernel(p["sigma"], math.log(p["sigma"]), float(p["L"]), p["alpha"], p["wstar"]))
         for q, name in enumerate(batch.event_names):
             res.events[name][i] = batch.event_times[j, q] * scale
             res.event_h[name][i] = batch.event_states[j, q, 0]
@@ -202,11 +249,13 @@ def _run_group(res: GridResult, modes, rows, tau, horizon, tol, max_steps, integ
         res.end_t[i], res.status[i], res.n_steps[i] = batch.t_final[j] * scale, batch.status[j], batch.n_steps[j]
 
 
-def _initial(p):
+def _initial(p, tail):
     return st.ih_initial(p["L"], p["alpha"], p["wstar"], p["sigma"], ih_model_range=p["ih_model_range"],
-                         ih_loss=p["ih_loss"], tokens=p["tokens"])
+                         ih_loss=p["ih_loss"], tokens=p["tokens"], tail=tail)
 
 
 def clear_memo() -> None:
     """Forget remembered sweeps (tests)."""
+    global _MEMO_SIZE
     _MEMO.clear()
+    _MEMO_SIZE = 0
