@@ -45,7 +45,7 @@ from derivations.errors import InvalidArgument
 #: inequality: enough to confirm counterexamples and to close easy regions.
 EFFORT = {
     "quick": {"points": 8, "symbolic_seconds": 0.05, "inequality_points": 1000,
-              "certify_seconds": 0.3, "certify_item_seconds": 5.0},
+              "certify_seconds": 0.3, "certify_item_seconds": 3.0},
     "full": {"points": 24, "symbolic_seconds": 8.0, "inequality_points": 20000,
              "certify_seconds": 30.0, "certify_item_seconds": 1800.0},
 }

@@ -602,7 +602,7 @@ def _large_L_records(ctx: Context, law: str) -> list[dict[str, Any]]:
     for w, h in pairs:
         by_L = []
         for L in lengths:
-            n = _mc_size(ctx, 100_000 if L <= 200 else 20_000, 2_000_000 if L <= 200 else 200_000)
+            n = _mc_size(ctx, 50_000 if L <= 200 else 20_000, 2_000_000 if L <= 200 else 200_000)
             est = _estimate(token_sampler(L, law), ih_softmax_loss_samples, n, ctx.seed, (w, h, alpha, wstar))
             value = _evaluate(formula, {S.w: w, S.h: h, S.alpha: alpha, S.wstar: wstar, S.L: L})
             by_L.append({"L": L, "scaled_mc": est.mean * (L - 2), "scaled_se": est.se * (L - 2),
@@ -626,7 +626,7 @@ def mc_boolean_exp(ctx: Context) -> list[dict[str, Any]]:
     wstar, alpha, L = ctx.params.get("wstar") or 0.49, ctx.params.get("alpha") or 1.0, 40
     derived = ih_head.L_IH2_derived("canonical", law="rademacher")
     for w, h in [(0.01, 0.01), (0.01, 0.5), (0.3, 0.5), (0.45, 0.5)]:
-        est = _estimate(token_sampler(L, "boolean"), ih_exp_loss_samples, _mc_size(ctx, 100_000, 400_000),
+        est = _estimate(token_sampler(L, "boolean"), ih_exp_loss_samples, _mc_size(ctx, 50_000, 400_000),
                         ctx.seed, (w, h, alpha, wstar, L - 1))
         value = _evaluate(derived, {S.w: w, S.h: h, S.alpha: alpha, S.wstar: wstar, S.L: L})
         out.append({"tokens": "boolean", **_record({"w": w, "h": h, "L": L}, est, value, value)})

@@ -55,7 +55,7 @@ PAPER_SETTING = {
 }
 #: proxy sizes per budget; ``None`` parameters take these
 BUDGETS = {
-    "quick": {"vocab": 8, "d_model": 16, "ffn": 32, "half": 8, "steps": 1500},
+    "quick": {"vocab": 8, "d_model": 16, "ffn": 32, "half": 8, "steps": 1200},
     "full": {"vocab": 8, "d_model": 16, "ffn": 32, "half": 8, "steps": 8000},
 }
 #: lr 0.5 and init 0.03 instead of the paper's 0.1 and 0.01: with the paper's values the tiny proxy
