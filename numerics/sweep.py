@@ -57,6 +57,11 @@ def use_executor(executor: Executor) -> Iterator[Executor]:
         _default_executor.pop()
 
 
+def active_executor() -> Executor | None:
+    """The executor set by the innermost ``use_executor`` block, or None."""
+    return _default_executor[-1] if _default_executor else None
+
+
 def dask_executor(address: str) -> Executor:
     """``distributed.Client(address).get_executor()``, with a clear error when Dask is missing or unreachable."""
     try:

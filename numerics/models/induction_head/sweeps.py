@@ -188,6 +188,12 @@ def run_grid(points, *, save=None, horizon: float = 60.0, n_log: int = 600, n_li
             _put_row(res, i, known)
         else:
             groups.setdefault(tuple(p[k] for k in MODE_KEYS), []).append(i)
+    from numerics.sweep import active_executor
+
+    computed = [i for rows in groups.values() for i in rows]
+    if groups and active_executor() is not None:
+        _run_remote(res, pts, computed, tau, settings)
+        groups = {}
     threads = numba.get_num_threads()
     try:
         if workers:
@@ -198,10 +204,27 @@ def run_grid(points, *, save=None, horizon: float = 60.0, n_log: int = 600, n_li
     finally:
         numba.set_num_threads(threads)
     if memo:
-        for rows in groups.values():
-            for i in rows:
-                _remember(row_keys[i], _get_row(res, i))
+        for i in computed:
+            _remember(row_keys[i], _get_row(res, i))
     return res
+
+
+def _run_remote(res: GridResult, pts, missing: list[int], tau, settings) -> None:
+    """Fill the ``missing`` rows on the active executor (``tdcheck run --dask``), 64 points per task."""
+    from numerics.sweep import iter_sweep
+
+    per_task = 64
+    starts = list(range(0, len(missing), per_task))
+    tasks = [{"points": [pts[i] for i in missing[j:j + per_task]], "tau": tau, "settings": settings} for j in starts]
+    for index, rows in iter_sweep(_remote_rows, tasks):
+        for i, row in zip(missing[starts[index]:starts[index] + per_task], rows, strict=True):
+            _put_row(res, i, row)
+
+
+def _remote_rows(task: dict[str, Any]) -> list[dict[str, Any]]:
+    """Worker side of a distributed sweep: the rows of one task's points, integrated locally."""
+    res = run_grid(task["points"], save=task["tau"], memo=False, **task["settings"])
+    return [_get_row(res, i) for i in range(len(res))]
 
 
 def _row_bytes(row: dict[str, Any]) -> int:
