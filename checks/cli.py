@@ -212,7 +212,11 @@ def execute(
         if workers <= 1:
             for job in jobs:
                 progress.update(task, description=job[0])
-                results[job[0]] = run_claim(*job)
+
+                def report(fraction: float, message: str, claim_id: str = job[0]) -> None:
+                    progress.update(task, description=f"{claim_id} {fraction:4.0%} {message}")
+
+                results[job[0]] = run_claim(*job, progress=report)
                 progress.advance(task)
         else:
             # forkserver, measured faster than fork here: a forked child inherits (and copies on write) the
@@ -248,16 +252,19 @@ def _one_thread() -> None:
 
 def run_claim(
     claim_id: str, overrides: dict[str, Any], budget: str, seed: int, workers: int | None,
-    forms: bool = False,
+    forms: bool = False, progress=None,
 ):
     """Run one claim (in this or a worker process): ("ok", Verdict) or ("error", record of the crash).
+
+    ``progress(fraction, message)`` receives the claim's own progress (``ctx.report_progress``); the
+    CLI shows it in its bar when claims run in this process (``--workers 1``).
 
     With ``forms``, ("ok", Verdict, forms): the LaTeX of the printed and derived displays of a
     closed-form item (``checks.report.formula_forms``), computed here where the item is built.
     """
     claim = load_all()[claim_id]
     try:
-        verdict = claim.run(overrides, budget=budget, seed=seed, workers=workers)
+        verdict = claim.run(overrides, budget=budget, seed=seed, workers=workers, progress=progress)
         if not forms:
             return "ok", verdict
         from checks.report import formula_forms

@@ -71,3 +71,18 @@ def test_latex_export_compiles_with_pdflatex(tmp_path):
     )
     assert result.returncode == 0, result.stdout[-2000:]
     assert (tmp_path / "ih.pdf").stat().st_size > 1000
+
+
+def test_a_claims_progress_reaches_the_callback_clamped_to_0_1():
+    from checks.claim import Claim, Outcome
+
+    seen = []
+
+    def check(ctx):
+        ctx.report_progress(0.5, "half")
+        ctx.report_progress(2.0, "past the end")
+        return Outcome("holds", "ok")
+
+    verdict = Claim("t.progress", "t", "label", "claim", check).run(progress=lambda f, m: seen.append((f, m)))
+    assert verdict.status == "holds"
+    assert seen == [(0.5, "half"), (1.0, "past the end")]
