@@ -390,17 +390,22 @@ class _ModuleWriter:
         term = self.extract_loops(term.xreplace({**params, var: k}))
         lo = self.extract_loops(sp.sympify(lo).xreplace(params))
         hi = self.extract_loops(sp.sympify(hi).xreplace(params))
+        plist = [params[s] for s in free]
+        comment = (f"    # {'Sum' if is_sum else 'Product'} over {var} from {_header_expr(limits[-1][1])} "
+                   f"to {_header_expr(limits[-1][2])} of {_header_expr(node.function)}")
         geometric = _geometric_split(term, k) if is_sum else None
         if geometric is not None:
-            term, slope, offset = geometric
+            rest, slope, offset = geometric
+            coeff, base = slope.as_coeff_Mul()
+            self.chunks.append(self._geometric_helper(name, plist, lo, hi, base, [(rest, coeff, offset)], k,
+                                                      comment, scalar=True))
+            return sp.Function(name)(*free)
         lines, (lo_s, hi_s, *_) = self._print_block([lo, hi], cse=False)
         body, (term_s,) = self._print_block([term])
-        plist = ", ".join(str(params[s]) for s in free)
         code = [
             "@jit",
-            f"def {name}({plist}):",
-            f"    # {'Sum' if is_sum else 'Product'} over {var} from {_header_expr(limits[-1][1])} "
-            f"to {_header_expr(limits[-1][2])} of {_header_expr(node.function)}",
+            f"def {name}({', '.join(map(str, plist))}):",
+            comment,
             *(f"    {line}" for line in lines),
             f"    _lo = {lo_s}",
             f"    _hi = {hi_s}",
@@ -414,34 +419,11 @@ class _ModuleWriter:
             "        _start, _stop = _stop, _start",
             "        _forward = False",
             f"    _acc = {'0.0' if is_sum else '1.0'}",
+            "    for _i in range(_start, _stop):",
+            f"        {k} = float(_i)",
+            *(f"        {line}" for line in body),
+            f"        _acc {'+' if is_sum else '*'}= {term_s}",
         ]
-        if geometric is None:
-            code += [
-                "    for _i in range(_start, _stop):",
-                f"        {k} = float(_i)",
-                *(f"        {line}" for line in body),
-                f"        _acc {'+' if is_sum else '*'}= {term_s}",
-            ]
-        else:
-            # term = rest(k) * exp(slope*k + offset): one exp, then a product per step. The walk
-            # starts at the end with the largest exponent, so the factor only shrinks and an
-            # underflow can only drop terms that are negligible anyway.
-            slope_lines, (slope_s, offset_s) = self._print_block([slope, offset])
-            code += [
-                *(f"    {line}" for line in slope_lines),
-                "    _slope = " + slope_s,
-                "    if _slope > 0.0:",
-                "        _first, _last, _step = _stop - 1, _start - 1, -1",
-                "    else:",
-                "        _first, _last, _step = _start, _stop, 1",
-                f"    _factor = math.exp(_slope * float(_first) + {offset_s})",
-                "    _ratio = math.exp(-abs(_slope))",
-                "    for _i in range(_first, _last, _step):",
-                f"        {k} = float(_i)",
-                *(f"        {line}" for line in body),
-                f"        _acc += ({term_s}) * _factor",
-                "        _factor *= _ratio",
-            ]
         if is_sum:
             code.append("    return _acc if _forward else -_acc")
         else:
@@ -504,7 +486,9 @@ class _ModuleWriter:
             nodes = list(unique.values())
             symbols = [sp.Symbol(f"{name[1:]}_{i}") for i in range(len(nodes))]
             free = sorted(set().union(*(n.free_symbols for n, _ in nodes)), key=str)
-            self.chunks.append(self._fused_helper(name, free, lo, hi, base, [parts for _, parts in nodes]))
+            comment = f"    # {len(nodes)} geometric sums over {_header_expr(lo)}..{_header_expr(hi)} in one loop"
+            self.chunks.append(self._geometric_helper(name, free, lo, hi, base, [parts for _, parts in nodes],
+                                                      sp.Symbol("_kf"), comment))
             statements.append(f"{', '.join(map(str, symbols))} = {name}({', '.join(map(str, free))})")
             for (node, _), sym in zip(nodes, symbols, strict=True):
                 replace[node] = sym
@@ -514,20 +498,26 @@ class _ModuleWriter:
             return exprs, []
         return [e.xreplace(replace) for e in exprs], statements
 
-    def _fused_helper(self, name, free, lo, hi, base, parts) -> str:
-        k = sp.Symbol("_kf")
+    def _geometric_helper(self, name, free, lo, hi, base, parts, k, comment, scalar=False) -> str:
+        """One loop over k = lo..hi for the sums Σ rest_j(k)·exp(c_j·base·k + offset_j), c_j of one sign.
+
+        Each term is a product of a factor that starts at the end with the largest exponent and
+        shrinks by exp(-|c_j·base|) per step (one exp per sum, and an underflow only drops terms
+        that are negligible anyway). Returns the tuple of sums, or the one sum when ``scalar``.
+        """
         lines, (lo_s, hi_s, base_s, *offsets) = self._print_block(
             [lo, hi, base, *(offset for _, _, offset in parts)], cse=False)
         body, terms = self._print_block([rest for rest, _, _ in parts])
+        nan = "math.nan" if scalar else f"({', '.join(['math.nan'] * len(parts))},)"
         code = [
             "@jit",
             f"def {name}({', '.join(map(str, free))}):",
-            f"    # {len(parts)} geometric sums over {_header_expr(lo)}..{_header_expr(hi)} in one loop",
+            comment,
             *(f"    {line}" for line in lines),
             f"    _lo = {lo_s}",
             f"    _hi = {hi_s}",
             "    if not (abs(_lo) < 9.0e18 and abs(_hi) < 9.0e18):",
-            f"        return ({', '.join(['math.nan'] * len(parts))},)",
+            f"        return {nan}  # NaN, inf or beyond int64: no loop to run",
             "    _start = int(_lo)",
             "    _stop = int(_hi) + 1",
             "    _sign = 1.0",
@@ -549,7 +539,8 @@ class _ModuleWriter:
                  *(f"        {line}" for line in body)]
         for j, term in enumerate(terms):
             code += [f"        _acc{j} += ({term}) * _factor{j}", f"        _factor{j} *= _ratio{j}"]
-        code.append(f"    return ({', '.join(f'_sign * _acc{j}' for j in range(len(parts)))},)")
+        sums = ", ".join(f"_sign * _acc{j}" for j in range(len(parts)))
+        code.append(f"    return {sums}" if scalar else f"    return ({sums},)")
         return "\n".join(code)
 
     def add(self, code: str) -> None:

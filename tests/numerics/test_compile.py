@@ -144,8 +144,8 @@ def test_sum_is_a_loop_and_cse_is_shared():
     src = scalar_source(twice, [p, L], name="g")
     assert src.count("def _sum") == 1  # one helper for the repeated sum, called once after cse
     # a geometric sum: one exp for the ratio, then a product per term, walking down the terms
-    assert "    _ratio = math.exp(-abs(_slope))\n    for _i in range(_first, _last, _step):" in src
-    assert "        _acc += (_k0) * _factor\n        _factor *= _ratio" in src
+    assert "    _ratio0 = math.exp(-abs(-1.0 * _base))\n    for _i in range(_first, _last, _step):" in src
+    assert "        _acc0 += (_k0) * _factor0\n        _factor0 *= _ratio0" in src
     assert function_text(src, "g") == textwrap.dedent(
         """\
         def g(p, L):
