@@ -1,7 +1,7 @@
 """Child process of the ``sweep-memory`` benchmark: stream an N-point hitting-time sweep, print peak RSS (MiB).
 
 The points go through ``numerics.sweep.iter_sweep`` in chunks; each chunk is one
-``integrate_batch`` call, and only the hitting times are kept (N × 7 floats).
+``integrate_batch`` call, and only the hitting times are kept (N × one float per event).
 """
 
 import resource
@@ -15,14 +15,10 @@ def chunk_times(point):
     from numerics.models.induction_head import stage2_flow
     from numerics.ode import Tolerance, integrate_batch
 
-    rng = np.random.default_rng(point["seed"])
-    n = point["n"]
-    sigma = 10.0 ** rng.uniform(-4, -2, n)
-    wstar, alpha, L = rng.uniform(0.2, 0.6, n), rng.choice([0.5, 1.0, 4.0], n), rng.choice([40.0, 100.0], n)
-    y0 = np.column_stack([sigma, sigma, sigma, np.log(sigma)])
-    gs = alpha / (1 + alpha)
-    params = np.column_stack([L, alpha, wstar, 0.5 * gs**2])
-    horizon = 60 * float(np.max((1 + alpha) ** 2 * L * np.log(1 / sigma) / wstar**2))
+    from suite import sweep_points
+
+    y0, params = sweep_points(point["n"], seed=point["seed"], lengths=(40.0, 100.0))
+    horizon = 60 * float(np.max((1 + params[:, 1]) ** 2 * params[:, 0] * np.log(1 / y0[:, 0]) / params[:, 2] ** 2))
     batch = integrate_batch(stage2_flow("paper"), y0, params, (0.0, horizon), tol=Tolerance(1e-8, 1e-11),
                             on_error="record")
     return batch.event_times
@@ -33,7 +29,9 @@ def main(total: int) -> None:
 
     per_task = 2000
     points = [{"seed": i, "n": min(per_task, total - i * per_task)} for i in range(-(-total // per_task))]
-    times = np.empty((total, 7))
+    from numerics.models.induction_head import stage2_flow
+
+    times = np.empty((total, len(stage2_flow("paper").event_names)))
     for index, result in iter_sweep(chunk_times, points, executor="serial"):
         times[index * per_task: index * per_task + len(result)] = result
     assert np.isfinite(times[:, 0]).mean() > 0.5
