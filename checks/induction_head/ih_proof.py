@@ -285,8 +285,9 @@ def check_eq14(ctx: Context) -> Outcome:
     def head(status, records):
         rows = R.deciding(records)
         bits = [f"w*={r['config']['wstar']:g}: max h/h* {_fmt(r['parts']['upper'].get('max_h_over_hstar', {}).get('value'), '.5f')}"
-                f" vs 1+0.04375w* = {_fmt(r['parts']['upper'].get('printed_factor'), '.5f')}" for r in rows[:3]]
-        return f"Eq. (14) {status}: " + "; ".join(bits)
+                f" vs 1+0.04375w* = {_fmt(r['parts']['upper'].get('printed_factor'), '.5f')}" for r in rows]
+        # configurations that differ only in σ give the same line: say it once
+        return f"Eq. (14) {status}: " + "; ".join(list(dict.fromkeys(bits))[:3])
 
     quick = {**R.QUICK, "wstar": [0.49, 0.3, 0.6]}
     return R.run_claim(ctx, eval_eq14, main=["lower", "upper"], chain=[], head=head, quick=quick)
