@@ -45,13 +45,30 @@ def load_module(prefix: str, source: str) -> ModuleType:
     name = module_name(prefix, source)
     if name in sys.modules:
         return sys.modules[name]
-    folder = kernel_dir()
-    path = folder / f"{name}.py"
-    if not path.exists() or path.read_text() != source:
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        with os.fdopen(fd, "w") as handle:
-            handle.write(source)
-        os.replace(tmp, path)
+    path = kernel_dir() / f"{name}.py"
+    if not path.exists() or path.read_text(encoding="utf-8") != source:
+        write_atomic(path, source.encode())
+    importlib.invalidate_caches()
+    return importlib.import_module(name)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename.
+
+    Concurrent processes of a sweep thus never read a half-written file.
+    """
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+    os.replace(tmp, path)
+
+
+def import_generated(name: str) -> ModuleType | None:
+    """The generated module ``name`` from :func:`kernel_dir`, or None if its file is gone."""
+    if not (kernel_dir() / f"{name}.py").exists():
+        return None
+    if name in sys.modules:
+        return sys.modules[name]
     importlib.invalidate_caches()
     return importlib.import_module(name)
 
@@ -102,20 +119,11 @@ def recall(key: str) -> ModuleType | None:
     entry = kernel_dir() / "memo" / key
     if not entry.exists():
         return None
-    name = entry.read_text().strip()
-    if not (kernel_dir() / f"{name}.py").exists():
-        return None
-    if name in sys.modules:
-        return sys.modules[name]
-    importlib.invalidate_caches()
-    return importlib.import_module(name)
+    return import_generated(entry.read_text().strip())
 
 
 def remember(key: str, module: ModuleType) -> None:
     """Record that ``key`` builds ``module``."""
     folder = kernel_dir() / "memo"
     folder.mkdir(exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    with os.fdopen(fd, "w") as handle:
-        handle.write(module.__name__)
-    os.replace(tmp, folder / key)
+    write_atomic(folder / key, module.__name__.encode())

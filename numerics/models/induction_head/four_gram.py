@@ -29,6 +29,7 @@ import math
 import numpy as np
 
 from derivations.errors import InvalidArgument, NumericalTrouble
+from numerics.stored import stored_build
 
 FOUR_GRAM_EVENTS = ("T_g_half", "T_1g", "T_I", "T_2gstar", "T_dp_zero")
 FOUR_GRAM_STATE = ("p", "g")
@@ -70,7 +71,7 @@ def _fixed_dummies(expr):
     return expr.xreplace({d: sp.Symbol(f"{d.name}_idx", **d.assumptions0) for d in expr.atoms(sp.Dummy)})
 
 
-@functools.cache
+@stored_build
 def four_gram_flow(head1_range: str = "canonical"):
     """The compiled (p, g) vector field with its events; parameters (L, α*, L_G4(θ(0)))."""
     from numerics.compile import EventSpec, vector_field
@@ -90,7 +91,7 @@ def four_gram_flow(head1_range: str = "canonical"):
     return dataclasses.replace(field, state_names=FOUR_GRAM_STATE)
 
 
-@functools.cache
+@stored_build
 def four_gram_kernels(head1_range: str = "canonical") -> dict:
     """Grid kernels of (p, g, L, α*): ``loss``, ``dp``, ``dg`` and the Jacobian ``jac_pp``, ``jac_pg``, ``jac_gp``, ``jac_gg``."""
     from numerics.compile import grid_kernel
@@ -291,7 +292,7 @@ def stage1_loss_expr(head1_range: str = "canonical"):
     return loss, [S.ptilde, Lf, S.alpha, S.sigma, p0]
 
 
-@functools.cache
+@stored_build
 def stage1_flow(head1_range: str = "canonical"):
     """The compiled Stage-I field dp̃/dt = -dL^I/dp̃; parameters (L, α*, σ, p(0))."""
     from numerics.compile import vector_field
@@ -301,7 +302,7 @@ def stage1_flow(head1_range: str = "canonical"):
     return vector_field([-sp.diff(loss, S.ptilde)], [args[0]], args[1:], name=f"ih_stage1_{head1_range}")
 
 
-@functools.cache
+@stored_build
 def stage1_kernels(head1_range: str = "canonical") -> dict:
     """Grid kernels of (p̃, L, α*, σ, p(0)): ``loss`` L^I and ``velocity`` -dL^I/dp̃."""
     from numerics.compile import grid_kernel

@@ -35,8 +35,9 @@ f (L_IH2(T_o) - L_min) with f a parameter (1e-10; f < 0 switches the stop off).
 An event whose condition already holds at t = 0 does not fire (``numerics.ode``): w(0) = σ >
 0.01w* is reported by the callers as T_w_001 = 0.
 
-The SymPy forms behind every kernel are remembered on disk (``stored``), so a warm process
-builds no SymPy expression before recalling the compiled kernels.
+The SymPy forms behind every kernel are remembered on disk (``stored``), and so are the compiled
+builders themselves (``stored_build``): a warm process recalls a field or a grid kernel from its
+generated module and numba's cache without importing SymPy.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ import math
 import numpy as np
 
 from derivations.errors import InvalidArgument
-from numerics.stored import stored
+from numerics.stored import stored, stored_build
 from numerics.models.induction_head.tokens import TOKEN_LAWS
 
 #: hitting times of the Stage-II flow (spec §1 and Thm 4), as events of the integrator
@@ -126,7 +127,7 @@ def _ih_events(h_sym, lw, loss, dh, extra=()):
     ]
 
 
-@functools.cache
+@stored_build
 def stage2_flow(flow: str = "paper", head1_range: str = "canonical", ih_model_range: str = "canonical",
                 ih_loss: str = "exp_simplified", tokens: str = "gaussian"):
     """The reduced Stage-II flow of (p, g, h, ln w), compiled from the SymPy losses with ``diff``.
@@ -154,7 +155,7 @@ def stage2_flow(flow: str = "paper", head1_range: str = "canonical", ih_model_ra
     return dataclasses.replace(field, state_names=STAGE2_STATE)
 
 
-@functools.cache
+@stored_build
 def ih_flow(flow: str = "paper", ih_model_range: str = "canonical", ih_loss: str = "exp_simplified",
             tokens: str = "gaussian"):
     """The (h, ln w) block alone, in scaled time τ = t/S: d(h, ln w)/dτ = S·(dh/dt, d ln w/dt).
@@ -189,7 +190,7 @@ def g4_block(head1_range: str = "canonical"):
     return _losses(head1_range)
 
 
-@functools.cache
+@stored_build
 def stage2_losses(head1_range: str = "canonical", ih_model_range: str = "canonical",
                   ih_loss: str = "exp_simplified", tokens: str = "gaussian"):
     """Grid kernels (L_G4, L_IH2) of the state (p, g, h, ln w) and parameters (L, α*, w*)."""
@@ -207,7 +208,7 @@ def stage2_losses(head1_range: str = "canonical", ih_model_range: str = "canonic
             grid_kernel(ih, args, name=f"ih_LIH2_{ih_model_range}{_suffix(ih_loss, tokens)}"))
 
 
-@functools.cache
+@stored_build
 def ih_loss_kernel(ih_model_range: str = "canonical", ih_loss: str = "exp_simplified", tokens: str = "gaussian"):
     """Grid kernel L_IH2(h, log_w, L, α*, w*) of a mode (the loss of :func:`ih_flow`'s events)."""
     from derivations.induction_head import symbols as S
@@ -217,7 +218,7 @@ def ih_loss_kernel(ih_model_range: str = "canonical", ih_loss: str = "exp_simpli
     return grid_kernel(loss, [S.h, lw, Lf, S.alpha, S.wstar], name=f"ih_loss_{ih_model_range}{_suffix(ih_loss, tokens)}")
 
 
-@functools.cache
+@stored_build
 def ih_velocity(flow: str = "paper", ih_model_range: str = "canonical", ih_loss: str = "exp_simplified",
                 tokens: str = "gaussian"):
     """Grid kernels (dh/dt, dw/dt) of (h, w, L, α*, w*), w > 0 itself: the (h, w) block of the flow, in t."""
@@ -248,7 +249,7 @@ class Velocity:
         return tuple(np.array(np.broadcast_to(x, shape)) for x in out)
 
 
-@functools.cache
+@stored_build
 def stage2_velocity(flow: str = "paper", head1_range: str = "canonical", ih_model_range: str = "canonical",
                     ih_loss: str = "exp_simplified", tokens: str = "gaussian") -> Velocity:
     """The pointwise velocity field of :func:`stage2_flow` (same expressions), for checks along trajectories.
@@ -329,7 +330,7 @@ def _profile_exprs(ih_model_range: str, ih_loss: str, tokens: str):
     return h_eq, loss.subs(S.h, h_eq), Lf
 
 
-@functools.cache
+@stored_build
 def ih_profile(ih_model_range: str = "canonical", ih_loss: str = "exp_simplified", tokens: str = "gaussian"):
     """Grid kernels (h_eq(w), L_IH2(h_eq(w), w)): the minimiser in h at fixed w and the profile loss."""
     from derivations.induction_head import symbols as S
