@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from numerics._jit import jit
+from numerics.vector_exp import vexp
 
 
 @jit
@@ -40,6 +41,30 @@ def softmax(a, out):
     for i in range(a.shape[0]):
         out[i] = math.exp(a[i] - shift)
     return out
+
+
+@jit
+def softmax_weights(scale, keys, first, last, out):
+    """Unnormalised weights of sm(scale·keys[first..last]): out[j] = e^{scale·keys[first+j] − top}.
+
+    ``top`` is the largest logit (from the extreme keys: scale·k is monotone in k), so every
+    weight is in (0, 1] and the largest is 1. Returns (Σ_j out[j], top). The exponentials go
+    through :func:`numerics.vector_exp.vexp` in a loop LLVM vectorises; weights below 10⁻³⁰⁷ are
+    flushed to 0 (they cannot change a sum that holds 1).
+    """
+    count = last - first + 1
+    kmin = kmax = keys[first]
+    for j in range(1, count):
+        k = keys[first + j]
+        kmin = k if k < kmin else kmin
+        kmax = k if k > kmax else kmax
+    top = scale * kmax if scale >= 0 else scale * kmin
+    for j in range(count):
+        out[j] = vexp(scale * keys[first + j] - top)
+    total = 0.0
+    for j in range(count):  # a separate loop: an ordered sum would stop the one above from vectorising
+        total += out[j]
+    return total, top
 
 
 @jit

@@ -56,6 +56,7 @@ from derivations.errors import InvalidArgument, NumericalTrouble
 from numerics._jit import jit, parallel_jit
 from numerics.models.induction_head.tokens import TOKEN_LAWS, draw_tokens
 from numerics.optim import ADAM_DEFAULTS, make_optimizer
+from numerics.stable import softmax_weights
 
 #: order of the six parameters in θ
 PARAMS = ("p_tilde", "p", "g", "h", "wq", "wk")
@@ -241,42 +242,55 @@ def _ih_target(x, L, vstar, hstar):
 
 
 @jit
-def _sequence(x, L, theta, gstar, target2, pi, lags, lagbar, s1, v2, n2, keys_y, ideal, want_pt, y, dy, acc):
-    """Add one sequence's losses and gradient terms to ``acc`` (slots: ℓ₁, ℓ₂, ∂p̃, ∂p, ∂g, ∂h, ∂P)."""
+def _sequence(x, L, theta, gstar, hstar, vstar, target2, pi, piw, s1, v2, n2, keys_y, ideal, want_pt, y, dy, kp,
+              e_t, e_m, acc):
+    """Add one sequence's losses and gradient terms to ``acc`` (slots: ℓ₁, ℓ₂, ∂p̃, ∂p, ∂g, ∂h, ∂P).
+
+    Head 2's keys are k_s = y_s (``keys_y``) or x_{s−1}; the target's keys are x_{s−1}. A NaN
+    ``target2`` means: compute the target here, from the same pass over the positions. ``piw[s] =
+    π_s(p̄ − lag_s)`` is ∂π_s/∂p. ``kp``, ``e_t``, ``e_m`` are scratch of length ≥ L+1.
+    """
     g, h = theta[2], theta[3]
     P = theta[4] * theta[5]
     _layer1(x, L, theta[0], ideal, want_pt, y, dy)
-    # head 1
-    o1 = 0.0
-    do1_dp = 0.0
-    do1_dpt = 0.0
-    for s in range(2, s1 + 1):
-        o1 += pi[s] * y[s]
-        do1_dp += pi[s] * (lagbar - lags[s]) * y[s]
-        if want_pt:
-            do1_dpt += pi[s] * dy[s]
-    r1 = g * o1 - gstar * x[L - 2]
-    # head 2
+    own_target = math.isnan(target2)
     xL = x[L]
-    top = -math.inf
-    for s in range(2, n2 + 1):
-        key = y[s] if keys_y else x[s - 1]
-        top = max(top, P * xL * key)
-    zsum = 0.0
-    num = 0.0
-    knum = 0.0
-    kxnum = 0.0
-    for s in range(2, n2 + 1):
-        k = xL * (y[s] if keys_y else x[s - 1])
-        e = math.exp(P * k - top)
-        zsum += e
-        knum += e * k
-        if s <= v2:
-            num += e * x[s]
-            kxnum += e * k * x[s]
+    # kp[s] = x_{s−1}: the target's keys, and head 2's unless they are y
+    for s in range(2, L):
+        kp[s] = x[s - 1]
+    keys = y if keys_y else kp
+    zsum, _ = softmax_weights(P * xL, keys, 2, n2, e_m)
+    den_t = softmax_weights(vstar * xL, kp, 2, L - 1, e_t)[0] if own_target else 1.0  # e_t unused if not
+    o1 = do1_dp = do1_dpt = 0.0
+    num_t = num = knum = kxnum = 0.0
+    # positions 2..L−2 are inside every range (S₁, V₂, N₂ ≥ L−2): no per-position tests there
+    for s in range(2, L - 1):
+        v, ys, em = x[s], y[s], e_m[s - 2]
+        ek = em * keys[s]
+        num_t += e_t[s - 2] * v
+        knum += ek
+        num += em * v
+        kxnum += ek * v
+        o1 += pi[s] * ys
+        do1_dp += piw[s] * ys
+        do1_dpt += pi[s] * dy[s]
+    last = L - 1
+    num_t += e_t[last - 2] * x[last]
+    if last <= n2:
+        ek = e_m[last - 2] * keys[last]
+        knum += ek
+        if last <= v2:
+            num += e_m[last - 2] * x[last]
+            kxnum += ek * x[last]
+    if last <= s1:
+        o1 += pi[last] * y[last]
+        do1_dp += piw[last] * y[last]
+        do1_dpt += pi[last] * dy[last]
+    if own_target:
+        target2 = hstar * num_t / den_t
+    r1 = g * o1 - gstar * x[L - 2]
     o2 = num / zsum
-    kbar = knum / zsum
-    do2_dP = kxnum / zsum - o2 * kbar
+    do2_dP = xL * (kxnum / zsum - o2 * knum / zsum)  # Cov_ρ(x_L k_s, x_s [s ≤ V₂])
     r2 = h * o2 - target2
     acc[0] += 0.5 * r1 * r1
     acc[1] += 0.5 * r2 * r2
@@ -290,17 +304,15 @@ def _sequence(x, L, theta, gstar, target2, pi, lags, lagbar, s1, v2, n2, keys_y,
             # ∂o₂/∂k_s = P ρ_s (x_s[s ≤ V₂] − o₂), k_s = x_L y_s
             inner = 0.0
             for s in range(2, n2 + 1):
-                k = xL * y[s]
-                rho = math.exp(P * k - top) / zsum
                 xs = x[s] if s <= v2 else 0.0
-                inner += rho * (xs - o2) * xL * dy[s]
-            dpt += r2 * h * P * inner
+                inner += e_m[s - 2] * (xs - o2) * xL * dy[s]
+            dpt += r2 * h * P * inner / zsum
         acc[2] += dpt
 
 
 @jit
 def _head1_weights(p, L, s1):
-    """π_s = sm((−p(L−1−s))_{s=2}^{S₁}), the lags L−1−s and the mean lag Σ π_s lag_s (index s)."""
+    """π_s = sm((−p(L−1−s))_{s=2}^{S₁}) and ∂π_s/∂p = π_s(p̄ − lag_s), lag_s = L−1−s, p̄ = Σ π_s lag_s (index s)."""
     pi = np.zeros(L + 1)
     lags = np.zeros(L + 1)
     top = -p * (L - 1 - s1) if p >= 0 else -p * (L - 3)
@@ -313,7 +325,8 @@ def _head1_weights(p, L, s1):
     for s in range(2, s1 + 1):
         pi[s] /= total
         lagbar += pi[s] * lags[s]
-    return pi, lags, lagbar
+    piw = pi * (lagbar - lags)
+    return pi, piw
 
 
 @parallel_jit
@@ -321,19 +334,16 @@ def _batch_kernel(X, targets, theta, gstar, vstar, hstar, s1, v2, n2, keys_y, id
     """Sum over the batch of (ℓ₁, ℓ₂, ∂p̃, ∂p, ∂g, ∂h, ∂P), chunk partials added in chunk order."""
     B = X.shape[0]
     L = X.shape[1] - 1
-    pi, lags, lagbar = _head1_weights(theta[1], L, s1)
+    pi, piw = _head1_weights(theta[1], L, s1)
     n_chunks = (B + CHUNK - 1) // CHUNK
     partial = np.zeros((n_chunks, _N_SLOTS))
     for c in prange(n_chunks):
-        y = np.empty(L + 1)
-        dy = np.zeros(L + 1)
+        y, dy, kp, e_t, e_m = np.empty(L + 1), np.zeros(L + 1), np.empty(L + 1), np.empty(L + 1), np.empty(L + 1)
         acc = np.zeros(_N_SLOTS)
         for b in range(c * CHUNK, min(B, (c + 1) * CHUNK)):
-            x = X[b]
-            t2 = targets[b] if have_targets else _ih_target(x, L, vstar, hstar)
-            _sequence(
-                x, L, theta, gstar, t2, pi, lags, lagbar, s1, v2, n2, keys_y, ideal, want_pt, y, dy, acc
-            )
+            t2 = targets[b] if have_targets else math.nan
+            _sequence(X[b], L, theta, gstar, hstar, vstar, t2, pi, piw, s1, v2, n2, keys_y, ideal, want_pt, y, dy, kp,
+                      e_t, e_m, acc)
         for j in range(_N_SLOTS):
             partial[c, j] = acc[j]
     total = np.zeros(_N_SLOTS)
@@ -348,15 +358,13 @@ def _ih_loss_samples(X, targets, theta, s1, v2, n2, keys_y, ideal):
     """½(h·o₂ − target)² per sequence (true softmax), for the fixed evaluation set."""
     B = X.shape[0]
     L = X.shape[1] - 1
-    pi, lags, lagbar = _head1_weights(theta[1], L, s1)
+    pi, piw = _head1_weights(theta[1], L, s1)
     out = np.empty(B)
     for b in prange(B):
-        y = np.empty(L + 1)
-        dy = np.zeros(L + 1)
+        y, dy, kp, e_t, e_m = np.empty(L + 1), np.zeros(L + 1), np.empty(L + 1), np.empty(L + 1), np.empty(L + 1)
         acc = np.zeros(_N_SLOTS)
-        _sequence(
-            X[b], L, theta, 0.0, targets[b], pi, lags, lagbar, s1, v2, n2, keys_y, ideal, False, y, dy, acc
-        )
+        _sequence(X[b], L, theta, 0.0, 0.0, 0.0, targets[b], pi, piw, s1, v2, n2, keys_y, ideal, False, y, dy, kp, e_t,
+                  e_m, acc)
         out[b] = acc[1]
     return out
 
@@ -456,7 +464,7 @@ def g4_loss_exact(theta, config: Stage2Config) -> float:
             _g4_kernel(config.head1_range)(theta[1], theta[2], 0.0, 0.0, float(L), config.alpha, config.wstar)
         )
     s1 = config.ranges()[0]
-    pi, _, _ = _head1_weights(float(theta[1]), L, s1)
+    pi, _ = _head1_weights(float(theta[1]), L, s1)
     coef = theta[2] * (pi[:, None] * layer1_matrix(float(theta[0]), L)).sum(axis=0)
     coef[L - 2] -= config.alpha / (1 + config.alpha)
     return 0.5 * float(coef @ coef)
