@@ -172,7 +172,7 @@ def test_identical_whatever_the_chunk_order_or_worker_count():
     reference = mc.estimate((0.5,))
     order = np.random.default_rng(0).permutation(mc.n_chunks)
     done = {int(i): mc.chunk_stats(int(i), [(0.5,)])[0] for i in order}
-    assert mc._estimate(combine(done[i] for i in range(mc.n_chunks))) == reference
+    assert mc._estimate(combine(done[i] for i in range(mc.n_chunks)), (0.5,)) == reference
     threaded = MonteCarlo(gaussian, exp_ax, n=50_000, seed=7, chunk_size=4_000, workers=3)
     assert threaded.estimate((0.5,)) == reference
 

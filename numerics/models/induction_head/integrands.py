@@ -13,6 +13,7 @@ import numpy as np
 from numba import prange
 
 from numerics._jit import jit, parallel_jit
+from numerics.stable import softmax_weights
 
 @parallel_jit
 def g4_loss_samples(X, p, g, alpha, last):
@@ -67,31 +68,53 @@ def ih_exp_loss_samples(X, w, h, alpha, wstar, last):
     return out
 
 
+#: sequences per task of the chunked kernels below (scratch buffers are allocated once per chunk)
+_CHUNK = 64
+#: the controls of ``controls`` vanish for |x_L| above this (keeps all their moments finite)
+CONTROL_CUT = 5.0
+
+
 @parallel_jit
-def ih_softmax_loss_samples(X, w, h, alpha, wstar):
-    """½(h* Σ_s x_s sm(w*² x_L x_{s-1})_s - h Σ_s x_s sm(w² x_L x_{s-1})_s)² over s = 2..L-1 (true softmax)."""
+def _ih_softmax_kernel(X, w, h, alpha, wstar, with_controls):
+    """Per sequence: the true-softmax IH loss and (if ``with_controls``) the two controls of
+    :mod:`numerics.models.induction_head.controls`, as columns of an (n, 3) array (else (n, 1))."""
     size, width = X.shape
     L = width - 1
     hstar = 1.0 / (1.0 + alpha)
-    v, vstar = w * w, wstar * wstar
-    out = np.empty(size)
-    for b in prange(size):
-        xL = X[b, L]
-        top_t, top_m = -np.inf, -np.inf
-        for s in range(2, L):
-            top_t = max(top_t, vstar * xL * X[b, s - 1])
-            top_m = max(top_m, v * xL * X[b, s - 1])
-        num_t = den_t = num_m = den_m = 0.0
-        for s in range(2, L):
-            et = math.exp(vstar * xL * X[b, s - 1] - top_t)
-            em = math.exp(v * xL * X[b, s - 1] - top_m)
-            num_t += et * X[b, s]
-            den_t += et
-            num_m += em * X[b, s]
-            den_m += em
-        r = hstar * num_t / den_t - h * num_m / den_m
-        out[b] = 0.5 * r * r
+    a, a_star = w * w, wstar * wstar
+    n = L - 2.0
+    out = np.empty((size, 3 if with_controls else 1))
+    for c in prange((size + _CHUNK - 1) // _CHUNK):
+        e_t = np.empty(L)
+        e_m = np.empty(L)
+        for b in range(c * _CHUNK, min(size, (c + 1) * _CHUNK)):
+            x = X[b]
+            xL = x[L]
+            z_t, top_t = softmax_weights(a_star * xL, x, 1, L - 2, e_t)  # keys x_{s−1}, s = 2..L−1
+            z_m, top_m = softmax_weights(a * xL, x, 1, L - 2, e_m)
+            num_t = num_m = 0.0
+            for j in range(L - 2):
+                num_t += e_t[j] * x[j + 2]
+                num_m += e_m[j] * x[j + 2]
+            r = hstar * num_t / z_t - h * num_m / z_m
+            out[b, 0] = 0.5 * r * r
+            if with_controls and abs(xL) > CONTROL_CUT:
+                out[b, 1] = out[b, 2] = 0.0
+            elif with_controls:
+                # N, D of the controls: the weights rescaled so that E[e_s | x_L] = 1
+                scale_t = math.exp(top_t - 0.5 * a_star * a_star * xL * xL) / n
+                scale_m = math.exp(top_m - 0.5 * a * a * xL * xL) / n
+                n_t, d_t, n_m, d_m = num_t * scale_t, z_t * scale_t, num_m * scale_m, z_m * scale_m
+                u = hstar * n_t - h * n_m
+                v = hstar * n_t * (2.0 - d_t) - h * n_m * (2.0 - d_m)
+                out[b, 1] = 0.5 * u * u
+                out[b, 2] = 0.5 * v * v
     return out
+
+
+def ih_softmax_loss_samples(X, w, h, alpha, wstar):
+    """½(h* Σ_s x_s sm(w*² x_L x_{s-1})_s - h Σ_s x_s sm(w² x_L x_{s-1})_s)² over s = 2..L-1 (true softmax)."""
+    return _ih_softmax_kernel(X, float(w), float(h), float(alpha), float(wstar), False)[:, 0]
 
 
 @jit
