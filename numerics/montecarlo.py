@@ -506,7 +506,8 @@ class ControlVariateMonteCarlo(MonteCarlo):
         spread = max((stats.hi - stats.means[0]) ** 2, (stats.lo - stats.means[0]) ** 2)
         share = spread / s_ff if s_ff > 0 else 0.0
         reduction = s_ff / residual if residual > 0 else math.inf
-        return Estimate(mean, se, stats.n, self.method, share, share > self.heavy_tail_share, self.seed, reduction)
+        return Estimate(mean, se, stats.n, self.method, float(share), bool(share > self.heavy_tail_share), self.seed,
+                        float(reduction))
 
 
 class Enumeration:

@@ -590,7 +590,7 @@ def _large_L_records(ctx: Context, law: str) -> list[dict[str, Any]]:
     limit is supported when the Monte-Carlo value at the largest L agrees within 4 SE, or the
     relative gap shrinks with L and is below 5 % at the largest L (the finite-L bias is O(1/L)).
     """
-    from numerics.models.induction_head import ih_softmax_loss_samples, token_sampler
+    from numerics.models.induction_head.controls import softmax_loss_estimate
 
     lengths = [40, 200] if ctx.quick else [40, 200, 1000]
     pairs = [(0.01, 0.01), (0.01, 0.5), (0.25, 0.5), (0.4, 0.5)]
@@ -603,9 +603,9 @@ def _large_L_records(ctx: Context, law: str) -> list[dict[str, Any]]:
         by_L = []
         for L in lengths:
             n = _mc_size(ctx, 50_000 if L <= 200 else 20_000, 2_000_000 if L <= 200 else 200_000)
-            est = _estimate(token_sampler(L, law), ih_softmax_loss_samples, n, ctx.seed, (w, h, alpha, wstar))
+            est = softmax_loss_estimate(L, w, h, alpha, wstar, n=n, seed=ctx.seed, tokens=law)
             value = _evaluate(formula, {S.w: w, S.h: h, S.alpha: alpha, S.wstar: wstar, S.L: L})
-            by_L.append({"L": L, "scaled_mc": est.mean * (L - 2), "scaled_se": est.se * (L - 2),
+            by_L.append({"L": L, "scaled_mc": est.mean * (L - 2), "scaled_se": est.se * (L - 2), "method": est.method,
                          "scaled_formula": value * (L - 2), "z": (est.mean - value) / est.se,
                          "relative_gap": abs(est.mean - value) / value})
         last, first = by_L[-1], by_L[0]

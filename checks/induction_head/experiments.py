@@ -50,12 +50,9 @@ def _exp_simplified_along(curve: Curve, params) -> np.ndarray:
 
 def _softmax_loss_mc(params, w: float, h: float, n: int, seed: int):
     """The true-softmax L_IH2 at (w, h) by Monte-Carlo (canonical range, Gaussian tokens), with its SE."""
-    from numerics.models.induction_head import ih_softmax_loss_samples, token_sampler
-    from numerics.montecarlo import MonteCarlo
+    from numerics.models.induction_head.controls import softmax_loss_estimate
 
-    alpha, wstar = params["alpha"], params["wstar"]
-    return MonteCarlo(token_sampler(int(params["L"])), lambda X, _: ih_softmax_loss_samples(X, w, h, alpha, wstar),
-                      n=n, seed=seed).estimate(())
+    return softmax_loss_estimate(int(params["L"]), w, h, params["alpha"], params["wstar"], n=n, seed=seed)
 
 
 def _gap_points(curve: Curve, params, times, n: int, seed: int) -> list[dict[str, float]]:

@@ -164,13 +164,10 @@ def printed_matrices(ctx: Context, L: int, alpha: float, wstar: float) -> dict[s
     g = g*, the first residual is h·o₂ and the second -h*·IH₂, so L(h) = ½h²E o₂² + ½h*²E IH₂²,
     minimised at h = 0. At the printed point o₂ = IH₂ (w = w*), so L = h*²E IH₂² = 2 L(0).
     """
-    from numerics.models.induction_head import ih_softmax_loss_samples, token_sampler
-    from numerics.montecarlo import MonteCarlo
+    from numerics.models.induction_head.controls import softmax_loss_estimate
 
     n = 100_000 if ctx.quick else 1_000_000
-    mc = MonteCarlo(token_sampler(L, "gaussian"), lambda X, prm: ih_softmax_loss_samples(X, *prm), n=n,
-                    seed=ctx.seed)
-    half = mc.estimate((wstar, 0.0, alpha, wstar))  # ½h*² E IH₂²
+    half = softmax_loss_estimate(L, wstar, 0.0, alpha, wstar, n=n, seed=ctx.seed)  # ½h*² E IH₂²
     at_printed, at_zero = 2 * half.mean, half.mean
     return {"loss_at_printed_point": at_printed, "loss_at_h0": at_zero, "se": 2 * half.se, "n": n,
             "printed_point_minimises": bool(at_printed <= at_zero),

@@ -241,15 +241,10 @@ def _loss(mode: str, rng: str, h, w, L: float, alpha: float, wstar: float) -> np
 
 
 def _mc_softmax(ctx: Context, L: int, w: float, h: float, alpha: float, wstar: float):
-    """The true-softmax L_IH2 by Monte-Carlo (Gaussian tokens), with its standard error."""
-    from numerics.models.induction_head import ih_softmax_loss_samples, token_sampler
-    from numerics.montecarlo import MonteCarlo
+    """The true-softmax L_IH2 by Monte-Carlo (Gaussian tokens, control variates), with its standard error."""
+    from numerics.models.induction_head.controls import softmax_loss_estimate
 
-    def integrand(X, prm):
-        return ih_softmax_loss_samples(X, *prm)
-
-    n = 20_000 if ctx.quick else 400_000
-    return MonteCarlo(token_sampler(L, "gaussian"), integrand, n=n, seed=ctx.seed).estimate((w, h, alpha, wstar))
+    return softmax_loss_estimate(L, w, h, alpha, wstar, n=20_000 if ctx.quick else 400_000, seed=ctx.seed)
 
 
 def check_simplification(ctx: Context) -> Outcome:

@@ -10,10 +10,13 @@ from scipy import integrate
 
 from derivations.errors import InvalidArgument
 from numerics.models.induction_head import ih_softmax_loss_samples, token_sampler
+from numerics.models.induction_head import controls
 from numerics.models.induction_head.controls import (
     CUT,
     _moment,
     _truncated_gaussian_moments,
+    _tuple_mean,
+    _tuple_mean_bruteforce,
     control_means,
     ih_softmax_loss_with_controls,
 )
@@ -78,6 +81,45 @@ def test_truncated_gaussian_moments_by_quadrature(beta, cut):
     i0, i2 = _truncated_gaussian_moments(beta, cut)
     assert i0 == pytest.approx(integrate.quad(density, -cut, cut, args=(0,))[0], rel=1e-10)
     assert i2 == pytest.approx(integrate.quad(density, -cut, cut, args=(2,))[0], rel=1e-10)
+
+
+_A, _A_STAR = 0.25**2, 0.49**2  # the benchmark's model and target scales
+_SCALES = [  # (N scales, D scales): equal, the target/model pairs control_means uses, zeros
+    ((0.2, 0.2), (0.2, 0.2)),
+    ((_A_STAR, _A), (_A, _A_STAR)),
+    ((_A_STAR, _A), (_A_STAR, _A)),
+    ((_A, _A_STAR), (_A_STAR, _A_STAR)),
+    ((_A, _A), (_A, _A)),
+    ((0.0, 0.28), (0.28, 0.0)),
+    ((0.28, 0.0), (0.0, 0.28)),
+    ((0.0, 0.0), (0.0, 0.0)),
+]
+
+
+@pytest.mark.parametrize("cut", [3.0, 5.0, math.inf])
+@pytest.mark.parametrize("L", range(3, 14))
+def test_pattern_sum_equals_brute_force(L, cut):
+    # L ≥ 6 is what control_means accepts; 3..5 check the boundary counts where classes are empty
+    for n_d in (0, 1, 2):
+        for scales_n, scales_d in _SCALES:
+            args = (L, np.array(scales_n), np.array(scales_d), n_d, cut)
+            expected = _tuple_mean_bruteforce(*args)
+            assert _tuple_mean(*args) == pytest.approx(expected, rel=1e-12), (n_d, scales_n, scales_d)
+
+
+@settings(max_examples=40)
+@given(st.integers(6, 13), st.integers(0, 2), st.lists(st.floats(0.0, 0.28), min_size=4, max_size=4),
+       st.sampled_from([3.0, 5.0, math.inf]))
+def test_pattern_sum_equals_brute_force_at_random_scales(L, n_d, scales, cut):
+    args = (L, np.array(scales[:2]), np.array(scales[2:]), n_d, cut)
+    assert _tuple_mean(*args) == pytest.approx(_tuple_mean_bruteforce(*args), rel=1e-12)
+
+
+def test_control_means_at_benchmark_point_equal_the_brute_force(monkeypatch):
+    # the brute force's running sum over 2·10⁶ terms is itself good to ~1e-12 here (1.5e-13 measured in g₂)
+    fast = control_means(40, 0.25, 0.5, 1.0, 0.49)
+    monkeypatch.setattr(controls, "_tuple_mean", _tuple_mean_bruteforce)
+    assert fast == pytest.approx(control_means(40, 0.25, 0.5, 1.0, 0.49), rel=1e-12)
 
 
 @pytest.mark.parametrize("L, params", [(6, (0.3, 0.3, 1.0, 0.3)), (7, (0.2, 1.0, 2.0, 0.35)),

@@ -20,8 +20,11 @@ Gaussian expectations that factor over token positions. Given x_L = ξ, a positi
 key coefficient c_p ξ (sum of the scales of the exponentials keyed at p) and k_p value factors
 contributes E[x^k e^{c ξ x}] = e^{c²ξ²/2}·{1, cξ, 1 + c²ξ²}[k]; then E_ξ[ξ^{2m} e^{Qξ²}] =
 (2m−1)!!(1 − 2Q)^{−m−1/2}, or over |ξ| ≤ c the erf form of :func:`_truncated_gaussian_moments`.
-:func:`control_means` sums these exactly over all tuples (O(L⁴)
-terms for g₂; 2·10⁶ at L = 40, a fraction of a second). The means are checked against
+A term depends only on which of the positions s−1, s′−1, r−1, r′−1, s, s′ coincide, so
+:func:`_tuple_mean` sums by pattern in O(L) instead of over all O(L⁴) tuples: a D factor keyed
+at a position nothing else touches has E[e_r | x_L] = 1 and factors out with its count, and
+pairs s, s′ at least 2 apart share one value per boundary class (:func:`_pair_sum`). It equals
+the brute-force :func:`_tuple_mean_bruteforce` to rounding, and the means are checked against
 Monte-Carlo in the tests (an independent method).
 
 Used with :class:`numerics.montecarlo.ControlVariateMonteCarlo`, g₁ and g₂ cut the variance of the
@@ -42,11 +45,12 @@ from numerics.models.induction_head.integrands import _ih_softmax_kernel
 
 
 @jit
-def _tuple_mean(L, scales_n, scales_d, n_d, cut):
+def _tuple_mean_bruteforce(L, scales_n, scales_d, n_d, cut):
     """Σ over s, s′ ∈ 2..L−1 and r, r′ (the first ``n_d`` of them) of E[e^{(1)}_s x_s e^{(2)}_{s′} x_{s′} Π e^{(D)}_r; |x_L| ≤ cut].
 
     ``scales_n`` = (a₁, a₂) are the scales of the two N factors, ``scales_d`` those of the D
-    factors. Returns the sum (not yet divided by n^{2+n_d}).
+    factors. Returns the sum (not yet divided by n^{2+n_d}). Enumerates all O(L^{2+n_d}) tuples:
+    the test oracle of the pattern sum :func:`_tuple_mean`.
     """
     coef = np.zeros(L + 1)
     touched = np.empty(6, dtype=np.int64)
@@ -97,6 +101,121 @@ def _tuple_mean(L, scales_n, scales_d, n_d, cut):
 
 
 @jit
+def _tuple_mean(L, scales_n, scales_d, n_d, cut):
+    """Return the sum of :func:`_tuple_mean_bruteforce`, by pattern in O(L) terms.
+
+    Pairs with |s − s′| ≤ 1 are summed one by one. The others touch four distinct positions
+    {s−1, s, s′−1, s′}, so their value depends only on whether s or s′ is L−1 (position L−1 is
+    no key of any r ≤ L−1): (L−4)(L−5) pairs inside 2..L−2, represented by (2, 4), and L−4
+    with s = L−1 (resp. s′ = L−1), represented by (L−1, 2) (resp. (2, L−1)).
+    """
+    coef = np.zeros(L + 1)
+    keys = np.zeros(4, dtype=np.int64)
+    weights = np.zeros(4)
+    total = 0.0
+    for s in range(2, L):
+        for s2 in range(max(2, s - 1), min(L - 1, s + 1) + 1):
+            total += _pair_sum(L, s, s2, scales_n, scales_d, n_d, cut, keys, weights, coef)
+    inner = max(L - 4, 0) * max(L - 5, 0)
+    if inner > 0:
+        total += inner * _pair_sum(L, 2, 4, scales_n, scales_d, n_d, cut, keys, weights, coef)
+    if L - 4 > 0:
+        total += (L - 4) * (_pair_sum(L, L - 1, 2, scales_n, scales_d, n_d, cut, keys, weights, coef)
+                            + _pair_sum(L, 2, L - 1, scales_n, scales_d, n_d, cut, keys, weights, coef))
+    return total
+
+
+@jit
+def _pair_sum(L, s, s2, scales_n, scales_d, n_d, cut, keys, weights, coef):
+    """Σ over r, r′ ∈ 2..L−1 (the first ``n_d`` of them) of the term of (s, s′), in O(1).
+
+    r is *attached* when r − 1 ∈ A = {s−1, s, s′−1, s′} ∩ 1..L−2, else *free* (n_free = L − 2 − |A|
+    choices). A lone free factor has E[e_r | x_L] = 1, so
+
+        n_d = 1:  Σ_{r att} T(r) + n_free T(∅)
+        n_d = 2:  Σ_{r, r′ att} T(r, r′) + n_free Σ_{r att} (T(r) + T(r′)) + n_free(n_free − 1) T(∅)
+                  + n_free T(r = r′ free),
+
+    where the last term keeps both D factors on one fresh position (E[e_r e′_r | x_L] = e^{a a′ x_L²}
+    ≠ 1); position 0, which no tuple touches, stands for it. ``keys``, ``weights``, ``coef`` are
+    scratch (lengths 4, 4, L + 1).
+    """
+    attached = np.empty(4, dtype=np.int64)
+    n_att = 0
+    for p in (s - 1, s, s2 - 1, s2):
+        new = p <= L - 2
+        for i in range(n_att):
+            if attached[i] == p:
+                new = False
+        if new:
+            attached[n_att] = p
+            n_att += 1
+    n_free = L - 2 - n_att
+    keys[0], keys[1] = s - 1, s2 - 1
+    weights[0], weights[1] = scales_n[0], scales_n[1]
+    if n_d == 0:
+        return _term(s, s2, keys, weights, 2, coef, cut)
+    total = 0.0
+    if n_d == 1:
+        weights[2] = scales_d[0]
+        for i in range(n_att):
+            keys[2] = attached[i]
+            total += _term(s, s2, keys, weights, 3, coef, cut)
+        if n_free > 0:
+            total += n_free * _term(s, s2, keys, weights, 2, coef, cut)
+        return total
+    weights[2], weights[3] = scales_d[0], scales_d[1]
+    for i in range(n_att):
+        for j in range(n_att):
+            keys[2], keys[3] = attached[i], attached[j]
+            total += _term(s, s2, keys, weights, 4, coef, cut)
+    if n_free > 0:
+        one = 0.0
+        for i in range(n_att):
+            for d in range(2):
+                keys[2], weights[2] = attached[i], scales_d[d]
+                one += _term(s, s2, keys, weights, 3, coef, cut)
+        keys[2], keys[3] = 0, 0
+        weights[2], weights[3] = scales_d[0], scales_d[1]
+        total += (n_free * one + n_free * (n_free - 1) * _term(s, s2, keys, weights, 2, coef, cut)
+                  + n_free * _term(s, s2, keys, weights, 4, coef, cut))
+    return total
+
+
+@jit
+def _term(s, s2, keys, weights, m, coef, cut):
+    """E[x_s x_{s′} Π_{j<m} e^{a_j ξ x_{k_j} − a_j²ξ²/2}; |ξ| ≤ cut], ξ = x_L, k = ``keys``, a = ``weights``.
+
+    With c_p = Σ_{k_j = p} a_j: Q = Σ_p c_p²/2 − Σ_j a_j²/2 over distinct keys, times
+    (1 + c_s²ξ²) if s = s′ else c_s c_{s′} ξ², integrated by :func:`_truncated_gaussian_moments`;
+    ∞ when 1 − 2Q ≤ 0. ``coef`` (zeros on entry and exit) has length > max(keys, s, s′).
+    """
+    q = 0.0
+    for j in range(m):
+        coef[keys[j]] += weights[j]
+        q -= 0.5 * weights[j] ** 2
+    for j in range(m):
+        first = True
+        for i in range(j):
+            if keys[i] == keys[j]:
+                first = False
+        if first:
+            q += 0.5 * coef[keys[j]] ** 2
+    if s == s2:
+        p0, p2 = 1.0, coef[s] ** 2
+    else:
+        p0, p2 = 0.0, coef[s] * coef[s2]
+    for j in range(m):
+        coef[keys[j]] = 0.0
+    if p0 == 0.0 and p2 == 0.0:
+        return 0.0
+    if not q < 0.5:
+        return math.inf
+    i0, i2 = _truncated_gaussian_moments(0.5 - q, cut)
+    return p0 * i0 + p2 * i2
+
+
+@jit
 def _truncated_gaussian_moments(beta, cut):
     """(I₀, I₂) = (1/√(2π)) ∫_{−cut}^{cut} (1, ξ²) e^{−βξ²} dξ for β > 0 (cut = ∞ allowed).
 
@@ -143,3 +262,32 @@ def control_means(L: int, w: float, h: float, alpha: float, wstar: float) -> tup
 def ih_softmax_loss_with_controls(X, w, h, alpha, wstar):
     """Columns (true-softmax IH loss f, control g₁, control g₂) per sequence, shape (n, 3)."""
     return _ih_softmax_kernel(X, float(w), float(h), float(alpha), float(wstar), True)
+
+
+def softmax_loss_estimate(L: int, w: float, h: float, alpha: float, wstar: float, *, n: int, seed: int,
+                          tokens: str = "gaussian"):
+    """E of the true-softmax IH loss (canonical range) by Monte-Carlo, with the controls where they apply.
+
+    The controls need Gaussian tokens and 12·max(w², w*²)² < 1 (their means exist); elsewhere the
+    estimate is plain Monte-Carlo. The returned :class:`numerics.montecarlo.Estimate`'s ``method``
+    says which, and ``variance_reduction`` by how much the controls helped.
+    """
+    from numerics.models.induction_head.tokens import token_sampler
+    from numerics.montecarlo import ControlVariateMonteCarlo, MonteCarlo
+
+    L = int(L)
+    params = (float(w), float(h), float(alpha), float(wstar))
+    if tokens == "gaussian" and 12 * max(w * w, wstar * wstar) ** 2 < 1:
+        return ControlVariateMonteCarlo(token_sampler(L, tokens), _controlled, lambda p: control_means(L, *p),
+                                        n=n, seed=seed).estimate(params)
+    return MonteCarlo(token_sampler(L, tokens), _plain, n=n, seed=seed).estimate(params)
+
+
+def _controlled(X, params):
+    return ih_softmax_loss_with_controls(X, *params)
+
+
+def _plain(X, params):
+    from numerics.models.induction_head.integrands import ih_softmax_loss_samples
+
+    return ih_softmax_loss_samples(X, *params)
