@@ -1,40 +1,47 @@
 """Child process of the ``sweep-memory`` benchmark: stream an N-point hitting-time sweep, print peak RSS (MiB).
 
-The points go through ``numerics.sweep.iter_sweep`` in chunks; each chunk is one
-``integrate_batch`` call, and only the hitting times are kept (N × one float per event).
+The points go through ``numerics.sweep.iter_sweep`` in chunks of 2000; each chunk is one
+``run_grid`` call of the (h, ln w) flow (the G_IH runner) with a one-point save grid and no memo,
+and only its hitting times are kept (N × one float per event). Prints the number of points that
+reached T_III, the seconds, and last the peak resident memory in MiB.
 """
 
 import resource
 import sys
+import time
 
 import numpy as np
 
+PER_TASK = 2000
 
-def chunk_times(point):
-    """Hitting times of a chunk of ``point["n"]`` random configurations seeded by ``point["seed"]``."""
-    from numerics.models.induction_head import stage2_flow
-    from numerics.ode import Tolerance, integrate_batch
 
-    from suite import sweep_points
+def chunk_points(n: int, seed: int) -> list[dict]:
+    """``n`` random Stage-II configurations (L, α*, w*, σ) of the canonical paper flow."""
+    rng = np.random.default_rng(seed)
+    return [{"L": float(L), "alpha": float(a), "wstar": float(w), "sigma": float(s)}
+            for L, a, w, s in zip(rng.choice([40.0, 100.0, 400.0], n), rng.choice([0.5, 1.0, 4.0], n),
+                                  rng.uniform(0.2, 0.6, n), 10.0 ** rng.uniform(-4, -2, n), strict=True)]
 
-    y0, params = sweep_points(point["n"], seed=point["seed"], lengths=(40.0, 100.0))
-    horizon = 60 * float(np.max((1 + params[:, 1]) ** 2 * params[:, 0] * np.log(1 / y0[:, 0]) / params[:, 2] ** 2))
-    batch = integrate_batch(stage2_flow("paper"), y0, params, (0.0, horizon), tol=Tolerance(1e-8, 1e-11),
-                            on_error="record")
-    return batch.event_times
+
+def chunk_times(task: dict) -> np.ndarray:
+    """Hitting times (t, one column per event) of one chunk of points."""
+    from numerics.models.induction_head.sweeps import run_grid
+
+    res = run_grid(chunk_points(task["n"], task["seed"]), save=np.array([1.0]), memo=False)
+    return np.column_stack([res.events[name] for name in res.events])
 
 
 def main(total: int) -> None:
+    from numerics.models.induction_head.stage2 import IH_EVENTS
     from numerics.sweep import iter_sweep
 
-    per_task = 2000
-    points = [{"seed": i, "n": min(per_task, total - i * per_task)} for i in range(-(-total // per_task))]
-    from numerics.models.induction_head import stage2_flow
-
-    times = np.empty((total, len(stage2_flow("paper").event_names)))
-    for index, result in iter_sweep(chunk_times, points, executor="serial"):
-        times[index * per_task: index * per_task + len(result)] = result
-    assert np.isfinite(times[:, 0]).mean() > 0.5
+    start = time.perf_counter()
+    tasks = [{"seed": i, "n": min(PER_TASK, total - i * PER_TASK)} for i in range(-(-total // PER_TASK))]
+    times = np.empty((total, len(IH_EVENTS)))
+    for index, result in iter_sweep(chunk_times, tasks, executor="serial"):
+        times[index * PER_TASK: index * PER_TASK + len(result)] = result
+    print(int(np.isfinite(times[:, IH_EVENTS.index("T_III")]).sum()))
+    print(time.perf_counter() - start)
     print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
