@@ -117,26 +117,31 @@ class ChunkStats:
     hi: float
 
 
-def combine(parts: Iterable[ChunkStats]) -> ChunkStats:
-    """Fold chunk moments in the order given (Chan, Golub & LeVeque's pairwise update).
+def fold_in_order(parts: Iterable, merge: Callable, name: str):
+    """Fold ``parts`` left to right with ``merge(acc, part)``; ``name`` names the caller in the error for no parts.
 
     The fold is sequential on purpose: floating-point addition is not associative, and a fixed
     order is what makes the result independent of how the chunks were computed.
     """
-    acc: ChunkStats | None = None
+    acc = None
     for part in parts:
-        if acc is None:
-            acc = part
-            continue
-        n = acc.n + part.n
-        delta = part.mean - acc.mean
-        mean = acc.mean + delta * (part.n / n)
-        m2 = acc.m2 + part.m2 + delta * delta * (acc.n * part.n / n)
-        acc = ChunkStats(n, mean, m2, min(acc.lo, part.lo), max(acc.hi, part.hi))
+        acc = part if acc is None else merge(acc, part)
     if acc is None:
-        msg = "parts is empty; combine needs at least one chunk"
-        raise InvalidArgument(msg)
+        raise InvalidArgument(f"parts is empty; {name} needs at least one chunk")
     return acc
+
+
+def _merge_chunks(acc: ChunkStats, part: ChunkStats) -> ChunkStats:
+    n = acc.n + part.n
+    delta = part.mean - acc.mean
+    mean = acc.mean + delta * (part.n / n)
+    m2 = acc.m2 + part.m2 + delta * delta * (acc.n * part.n / n)
+    return ChunkStats(n, mean, m2, min(acc.lo, part.lo), max(acc.hi, part.hi))
+
+
+def combine(parts: Iterable[ChunkStats]) -> ChunkStats:
+    """Fold chunk moments in the order given (Chan, Golub & LeVeque's pairwise update)."""
+    return fold_in_order(parts, _merge_chunks, "combine")
 
 
 @jit
@@ -394,21 +399,17 @@ class JointStats:
     hi: float
 
 
+def _merge_joint(acc: JointStats, part: JointStats) -> JointStats:
+    n = acc.n + part.n
+    delta = part.means - acc.means
+    return JointStats(n, acc.means + delta * (part.n / n),
+                      acc.comoments + part.comoments + np.outer(delta, delta) * (acc.n * part.n / n),
+                      min(acc.lo, part.lo), max(acc.hi, part.hi))
+
+
 def combine_joint(parts: Iterable[JointStats]) -> JointStats:
-    """Fold joint chunk moments in the order given (the pairwise update of :func:`combine`, with co-moments)."""
-    acc: JointStats | None = None
-    for part in parts:
-        if acc is None:
-            acc = part
-            continue
-        n = acc.n + part.n
-        delta = part.means - acc.means
-        acc = JointStats(n, acc.means + delta * (part.n / n),
-                         acc.comoments + part.comoments + np.outer(delta, delta) * (acc.n * part.n / n),
-                         min(acc.lo, part.lo), max(acc.hi, part.hi))
-    if acc is None:
-        raise InvalidArgument("parts is empty; combine_joint needs at least one chunk")
-    return acc
+    """Fold joint chunk moments in the order given (the update of :func:`combine`, with co-moments)."""
+    return fold_in_order(parts, _merge_joint, "combine_joint")
 
 
 @jit
