@@ -505,8 +505,14 @@ class _ModuleWriter:
         shrinks by exp(-|c_j·base|) per step (one exp per sum, and an underflow only drops terms
         that are negligible anyway). Returns the tuple of sums, or the one sum when ``scalar``.
         """
+        # offset = c·base·shift with shift free of the base's symbols (e.g. −2p(L−1) = 2p·(1−L)): the
+        # exponent at the first index is then c·base·(first + shift), with no cancellation between
+        # large terms (c·base·first and the offset can each be thousands while their sum is small)
+        shifts = [sp.cancel(offset / (coeff * base)) for _, coeff, offset in parts]
+        shifted = [not (shift.free_symbols & base.free_symbols) and not shift.has(sp.exp) for shift in shifts]
         lines, (lo_s, hi_s, base_s, *offsets) = self._print_block(
-            [lo, hi, base, *(offset for _, _, offset in parts)], cse=False)
+            [lo, hi, base, *(shift if use else offset for (_, _, offset), shift, use in zip(parts, shifts, shifted,
+                                                                                       strict=True))], cse=False)
         body, terms = self._print_block([rest for rest, _, _ in parts])
         nan = "math.nan" if scalar else f"({', '.join(['math.nan'] * len(parts))},)"
         code = [
@@ -531,9 +537,11 @@ class _ModuleWriter:
             "    else:",
             "        _first, _last, _step = _start, _stop, 1",
         ]
-        for j, ((_, coeff, _), offset_s) in enumerate(zip(parts, offsets, strict=True)):
+        for j, ((_, coeff, _), offset_s, use) in enumerate(zip(parts, offsets, shifted, strict=True)):
+            start = (f"{float(coeff)!r} * _base * (float(_first) + {offset_s})" if use
+                     else f"{float(coeff)!r} * _base * float(_first) + {offset_s}")
             code += [f"    _acc{j} = 0.0",
-                     f"    _factor{j} = math.exp({float(coeff)!r} * _base * float(_first) + {offset_s})",
+                     f"    _factor{j} = math.exp({start})",
                      f"    _ratio{j} = math.exp(-abs({float(coeff)!r} * _base))"]
         code += ["    for _i in range(_first, _last, _step):", f"        {k} = float(_i)",
                  *(f"        {line}" for line in body)]

@@ -539,6 +539,20 @@ def test_geometric_sums_match_mpmath_at_any_slope_and_range(slope, lo, count, sh
         assert got == pytest.approx(float(exact), rel=1e-12, abs=1e-300)
 
 
+@pytest.mark.parametrize("L_val", [300.0, 10.0**6])
+@pytest.mark.parametrize("p_val", [0.37, 3.6838957303380635])
+def test_geometric_sum_with_an_offset_exponent_keeps_full_precision(p_val, L_val):
+    """Σ_{s=2}^{L−1} e^{−p(L−1−s)}: the term at the loop's first index must not be e^{p·s − p(L−1)}
+    evaluated as a difference of two large numbers (at L = 10⁶ that cost 10⁻⁹ of relative accuracy)."""
+    s_, L = sp.symbols("s_idx L", integer=True)
+    total = sp.Sum(sp.exp(-p * (L - 1 - s_)), (s_, 2, L - 1))
+    fn = scalar_kernel(total, [p, L], name="offset_geometric")
+    with mpmath.workdps(40):
+        r = mpmath.exp(-mpmath.mpf(p_val))
+        exact = (1 - r ** (mpmath.mpf(L_val) - 2)) / (1 - r)
+    assert fn(p_val, L_val) == pytest.approx(float(exact), rel=1e-14)
+
+
 @given(p_val=st.floats(-1, 30), n=st.integers(1, 100), x_val=st.floats(-20, 5))
 @settings(max_examples=25)
 def test_fused_geometric_sums_and_shared_exponentials_keep_their_values(p_val, n, x_val):
