@@ -16,6 +16,11 @@ use the same draws, whatever their parameters; :meth:`MonteCarlo.estimate_many` 
 once and evaluates the integrand at every parameter point, so differences across a grid are not
 blurred by independent sampling noise.
 
+Control variates. :class:`ControlVariateMonteCarlo` takes an integrand that returns f and k
+controls g of known mean per sample, fits β by regression on the whole run and reports
+f̄ − β·(ḡ − E g) with its standard error and the variance reduction; chunks are folded in order
+as above, so it is just as reproducible.
+
 Heavy tails. A standard error means nothing when the integrand's second moment is infinite (the
 estimate converges slower than ``n**-0.5``, or not at all, while the sample variance looks fine).
 A :class:`MonteCarlo` may declare the condition under which the second moment is finite; it then

@@ -1,5 +1,6 @@
 """Control variates: the regression estimator on a toy known answer, and the IH controls' exact means."""
 
+import itertools
 import math
 
 import numpy as np
@@ -19,6 +20,7 @@ from numerics.models.induction_head.controls import (
     _tuple_mean_bruteforce,
     control_means,
     ih_softmax_loss_with_controls,
+    softmax_loss_estimate,
 )
 from numerics.montecarlo import ControlVariateMonteCarlo, MonteCarlo
 
@@ -118,7 +120,8 @@ def test_pattern_sum_equals_brute_force_at_random_scales(L, n_d, scales, cut):
 def test_control_means_at_benchmark_point_equal_the_brute_force(monkeypatch):
     # the brute force's running sum over 2·10⁶ terms is itself good to ~1e-12 here (1.5e-13 measured in g₂)
     fast = control_means(40, 0.25, 0.5, 1.0, 0.49)
-    monkeypatch.setattr(controls, "_tuple_mean", _tuple_mean_bruteforce)
+    monkeypatch.setattr(controls, "_tuple_mean",
+                        lambda L, sn, sd, nd, cut, boolean=False: _tuple_mean_bruteforce(L, sn, sd, nd, cut))
     assert fast == pytest.approx(control_means(40, 0.25, 0.5, 1.0, 0.49), rel=1e-12)
 
 
@@ -162,3 +165,26 @@ def test_means_refused_where_they_do_not_exist():
         control_means(40, 0.25, 0.5, 1.0, 0.55)
     with pytest.raises(InvalidArgument, match="L=5"):
         control_means(5, 0.25, 0.5, 1.0, 0.3)
+
+
+@pytest.mark.parametrize("L, params", [(6, (0.3, 0.7, 1.0, 0.49)), (7, (0.8, -0.4, 0.5, 1.1)), (8, (0.05, 1.0, 2.0, 0.6))])
+def test_boolean_control_means_equal_exact_enumeration(L, params):
+    # every ±1 sequence x_1..x_L once: the exact expectation of the kernel's control columns
+    signs = np.array(list(itertools.product((-1.0, 1.0), repeat=L)))
+    X = np.column_stack((np.zeros(len(signs)), signs))
+    columns = ih_softmax_loss_with_controls(X, *params, tokens="boolean").mean(axis=0)
+    np.testing.assert_allclose(columns[1:], control_means(L, *params, tokens="boolean"), rtol=1e-12)
+
+
+def test_boolean_estimate_uses_the_controls_and_agrees_with_plain_monte_carlo():
+    L, params = 40, (0.25, 0.5, 1.0, 0.49)
+    controlled = softmax_loss_estimate(L, *params, n=100_000, seed=1, tokens="boolean")
+    plain = MonteCarlo(token_sampler(L, "boolean"), lambda X, p: ih_softmax_loss_samples(X, *p), n=400_000,
+                       seed=2).estimate(params)
+    assert controlled.method == "monte-carlo + control variates" and controlled.variance_reduction > 10
+    assert abs(controlled.mean - plain.mean) < 4 * math.hypot(controlled.se, plain.se)
+
+
+def test_unknown_token_law_is_named():
+    with pytest.raises(InvalidArgument, match="tokens='uniform'"):
+        control_means(40, 0.25, 0.5, 1.0, 0.49, tokens="uniform")

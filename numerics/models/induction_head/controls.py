@@ -27,6 +27,11 @@ pairs s, s′ at least 2 apart share one value per boundary class (:func:`_pair_
 the brute-force :func:`_tuple_mean_bruteforce` to rounding, and the means are checked against
 Monte-Carlo in the tests (an independent method).
 
+Boolean tokens (x_i = ±1) take the same controls with the weights normalised by E[e^{a x_L x}] =
+cosh a; a position then contributes cosh c_p (or sinh c_p for a lone value factor) and x_L² = 1
+leaves nothing to integrate, so every mean is finite and the cut is void (:func:`_boolean_term`;
+checked against exact enumeration of all ±1 sequences).
+
 Used with :class:`numerics.montecarlo.ControlVariateMonteCarlo`, g₁ and g₂ cut the variance of the
 L = 40 benchmark point about a hundredfold (the regression picks the combination; measured in
 ``tdcheck bench ih-mc``).
@@ -34,6 +39,7 @@ L = 40 benchmark point about a hundredfold (the regression picks the combination
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -101,7 +107,7 @@ def _tuple_mean_bruteforce(L, scales_n, scales_d, n_d, cut):
 
 
 @jit
-def _tuple_mean(L, scales_n, scales_d, n_d, cut):
+def _tuple_mean(L, scales_n, scales_d, n_d, cut, boolean=False):
     """Return the sum of :func:`_tuple_mean_bruteforce`, by pattern in O(L) terms.
 
     Pairs with |s − s′| ≤ 1 are summed one by one. The others touch four distinct positions
@@ -115,18 +121,18 @@ def _tuple_mean(L, scales_n, scales_d, n_d, cut):
     total = 0.0
     for s in range(2, L):
         for s2 in range(max(2, s - 1), min(L - 1, s + 1) + 1):
-            total += _pair_sum(L, s, s2, scales_n, scales_d, n_d, cut, keys, weights, coef)
+            total += _pair_sum(L, s, s2, scales_n, scales_d, n_d, cut, boolean, keys, weights, coef)
     inner = max(L - 4, 0) * max(L - 5, 0)
     if inner > 0:
-        total += inner * _pair_sum(L, 2, 4, scales_n, scales_d, n_d, cut, keys, weights, coef)
+        total += inner * _pair_sum(L, 2, 4, scales_n, scales_d, n_d, cut, boolean, keys, weights, coef)
     if L - 4 > 0:
-        total += (L - 4) * (_pair_sum(L, L - 1, 2, scales_n, scales_d, n_d, cut, keys, weights, coef)
-                            + _pair_sum(L, 2, L - 1, scales_n, scales_d, n_d, cut, keys, weights, coef))
+        total += (L - 4) * (_pair_sum(L, L - 1, 2, scales_n, scales_d, n_d, cut, boolean, keys, weights, coef)
+                            + _pair_sum(L, 2, L - 1, scales_n, scales_d, n_d, cut, boolean, keys, weights, coef))
     return total
 
 
 @jit
-def _pair_sum(L, s, s2, scales_n, scales_d, n_d, cut, keys, weights, coef):
+def _pair_sum(L, s, s2, scales_n, scales_d, n_d, cut, boolean, keys, weights, coef):
     """Σ over r, r′ ∈ 2..L−1 (the first ``n_d`` of them) of the term of (s, s′), in O(1).
 
     r is *attached* when r − 1 ∈ A = {s−1, s, s′−1, s′} ∩ 1..L−2, else *free* (n_free = L − 2 − |A|
@@ -154,42 +160,47 @@ def _pair_sum(L, s, s2, scales_n, scales_d, n_d, cut, keys, weights, coef):
     keys[0], keys[1] = s - 1, s2 - 1
     weights[0], weights[1] = scales_n[0], scales_n[1]
     if n_d == 0:
-        return _term(s, s2, keys, weights, 2, coef, cut)
+        return _term(s, s2, keys, weights, 2, coef, cut, boolean)
     total = 0.0
     if n_d == 1:
         weights[2] = scales_d[0]
         for i in range(n_att):
             keys[2] = attached[i]
-            total += _term(s, s2, keys, weights, 3, coef, cut)
+            total += _term(s, s2, keys, weights, 3, coef, cut, boolean)
         if n_free > 0:
-            total += n_free * _term(s, s2, keys, weights, 2, coef, cut)
+            total += n_free * _term(s, s2, keys, weights, 2, coef, cut, boolean)
         return total
     weights[2], weights[3] = scales_d[0], scales_d[1]
     for i in range(n_att):
         for j in range(n_att):
             keys[2], keys[3] = attached[i], attached[j]
-            total += _term(s, s2, keys, weights, 4, coef, cut)
+            total += _term(s, s2, keys, weights, 4, coef, cut, boolean)
     if n_free > 0:
         one = 0.0
         for i in range(n_att):
             for d in range(2):
                 keys[2], weights[2] = attached[i], scales_d[d]
-                one += _term(s, s2, keys, weights, 3, coef, cut)
+                one += _term(s, s2, keys, weights, 3, coef, cut, boolean)
         keys[2], keys[3] = 0, 0
         weights[2], weights[3] = scales_d[0], scales_d[1]
-        total += (n_free * one + n_free * (n_free - 1) * _term(s, s2, keys, weights, 2, coef, cut)
-                  + n_free * _term(s, s2, keys, weights, 4, coef, cut))
+        total += (n_free * one + n_free * (n_free - 1) * _term(s, s2, keys, weights, 2, coef, cut, boolean)
+                  + n_free * _term(s, s2, keys, weights, 4, coef, cut, boolean))
     return total
 
 
 @jit
-def _term(s, s2, keys, weights, m, coef, cut):
-    """E[x_s x_{s′} Π_{j<m} e^{a_j ξ x_{k_j} − a_j²ξ²/2}; |ξ| ≤ cut], ξ = x_L, k = ``keys``, a = ``weights``.
+def _term(s, s2, keys, weights, m, coef, cut, boolean):
+    """E[x_s x_{s′} Π_{j<m} e^{a_j ξ x_{k_j}}/E[e^{a_j ξ x}]; |ξ| ≤ cut], ξ = x_L, k = ``keys``, a = ``weights``.
 
-    With c_p = Σ_{k_j = p} a_j: Q = Σ_p c_p²/2 − Σ_j a_j²/2 over distinct keys, times
-    (1 + c_s²ξ²) if s = s′ else c_s c_{s′} ξ², integrated by :func:`_truncated_gaussian_moments`;
-    ∞ when 1 − 2Q ≤ 0. ``coef`` (zeros on entry and exit) has length > max(keys, s, s′).
+    Gaussian tokens (E e^{cx} = e^{c²/2}): with c_p = Σ_{k_j = p} a_j, Q = Σ_p c_p²/2 − Σ_j a_j²/2 over
+    distinct keys, times (1 + c_s²ξ²) if s = s′ else c_s c_{s′} ξ², integrated by
+    :func:`_truncated_gaussian_moments`; ∞ when 1 − 2Q ≤ 0. Boolean tokens (x, ξ = ±1; E e^{cx} =
+    cosh c): Π_p cosh c_p over the keys other than s, s′, times cosh c_s if s = s′ else
+    sinh c_s · sinh c_{s′} (ξ² = 1), over Π_j cosh a_j; no ξ left to integrate, and |ξ| = 1 ≤ cut.
+    ``coef`` (zeros on entry and exit) has length > max(keys, s, s′).
     """
+    if boolean:
+        return _boolean_term(s, s2, keys, weights, m, coef)
     q = 0.0
     for j in range(m):
         coef[keys[j]] += weights[j]
@@ -216,6 +227,30 @@ def _term(s, s2, keys, weights, m, coef, cut):
 
 
 @jit
+def _boolean_term(s, s2, keys, weights, m, coef):
+    """The Boolean case of :func:`_term`."""
+    value = 1.0
+    for j in range(m):
+        coef[keys[j]] += weights[j]
+        value /= math.cosh(weights[j])
+    for j in range(m):
+        p = keys[j]
+        first = p != s and p != s2
+        for i in range(j):
+            if keys[i] == p:
+                first = False
+        if first:
+            value *= math.cosh(coef[p])
+    if s == s2:
+        value *= math.cosh(coef[s])
+    else:
+        value *= math.sinh(coef[s]) * math.sinh(coef[s2])
+    for j in range(m):
+        coef[keys[j]] = 0.0
+    return value
+
+
+@jit
 def _truncated_gaussian_moments(beta, cut):
     """(I₀, I₂) = (1/√(2π)) ∫_{−cut}^{cut} (1, ξ²) e^{−βξ²} dξ for β > 0 (cut = ∞ allowed).
 
@@ -226,50 +261,61 @@ def _truncated_gaussian_moments(beta, cut):
     return i0, (i0 - edge) / (2.0 * beta)
 
 
-def _moment(L: int, a1: float, a2: float, d_scales: tuple[float, ...], cut: float = CUT) -> float:
+def _moment(L: int, a1: float, a2: float, d_scales: tuple[float, ...], cut: float = CUT,
+            boolean: bool = False) -> float:
     """E[N_{a1} N_{a2} Π_{c ∈ d_scales} D_c · 1{|x_L| ≤ cut}] exactly (module docstring)."""
     padded = np.array(list(d_scales) + [0.0] * (2 - len(d_scales)))
-    raw = _tuple_mean(int(L), np.array([a1, a2]), padded, len(d_scales), float(cut))
+    raw = _tuple_mean(int(L), np.array([a1, a2]), padded, len(d_scales), float(cut), bool(boolean))
     return raw / (L - 2.0) ** (2 + len(d_scales))
 
 
-def control_means(L: int, w: float, h: float, alpha: float, wstar: float) -> tuple[float, float]:
-    """(E g₁, E g₂) of the controls of the module docstring, exactly.
+def control_means(L: int, w: float, h: float, alpha: float, wstar: float,
+                  tokens: str = "gaussian") -> tuple[float, float]:
+    """(E g₁, E g₂) of the controls of the module docstring, exactly, for Gaussian or Boolean tokens.
 
-    Finite only when every Gaussian factor converges (1 − 2Q > 0 for all tuples); for the
+    Gaussian: finite only when every Gaussian factor converges (1 − 2Q > 0 for all tuples); for the
     scales a = w², a* = w*² this holds for 12·max(a, a*)² < 1 (four exponentials keyed at one
-    position). Raises :class:`InvalidArgument` outside.
+    position). Raises :class:`InvalidArgument` outside. Boolean: always finite.
     """
+    if tokens not in ("gaussian", "boolean"):
+        raise InvalidArgument(f"tokens={tokens!r} is not one of gaussian, boolean")
     a, a_star = w * w, wstar * wstar
-    if not 12 * max(a, a_star) ** 2 < 1:
+    if tokens == "gaussian" and not 12 * max(a, a_star) ** 2 < 1:
         raise InvalidArgument(
             f"the controls' means exist only for 12·max(w², w*²)² < 1; got w={w}, wstar={wstar}"
         )
     if int(L) != L or L < 6:
         raise InvalidArgument(f"L={L} must be an integer >= 6")
+    boolean = tokens == "boolean"
+    moment = functools.partial(_moment, boolean=boolean)
     hstar = 1 / (1 + alpha)
     heads = [(a_star, hstar), (a, -h)]
-    g1 = 0.5 * sum(ci * cj * _moment(L, ai, aj, ()) for ai, ci in heads for aj, cj in heads)
+    g1 = 0.5 * sum(ci * cj * moment(L, ai, aj, ()) for ai, ci in heads for aj, cj in heads)
     # (2N_i − N_i D_i)(2N_j − N_j D_j) = 4N_iN_j − 2N_iN_jD_j − 2N_iN_jD_i + N_iN_jD_iD_j
     g2 = 0.0
     for ai, ci in heads:
         for aj, cj in heads:
-            g2 += ci * cj * (4 * _moment(L, ai, aj, ()) - 2 * _moment(L, ai, aj, (aj,)) - 2 * _moment(L, ai, aj, (ai,))
-                             + _moment(L, ai, aj, (ai, aj)))
+            g2 += ci * cj * (4 * moment(L, ai, aj, ()) - 2 * moment(L, ai, aj, (aj,)) - 2 * moment(L, ai, aj, (ai,))
+                             + moment(L, ai, aj, (ai, aj)))
     return g1, 0.5 * g2
 
 
-def ih_softmax_loss_with_controls(X, w, h, alpha, wstar):
-    """Columns (true-softmax IH loss f, control g₁, control g₂) per sequence, shape (n, 3)."""
-    return _ih_softmax_kernel(X, float(w), float(h), float(alpha), float(wstar), True)
+def ih_softmax_loss_with_controls(X, w, h, alpha, wstar, tokens="gaussian"):
+    """Columns (true-softmax IH loss f, control g₁, control g₂) per sequence, shape (n, 3).
+
+    ``tokens`` says how the weights of the controls are normalised (E[e^{c x}] = e^{c²/2} or cosh c).
+    """
+    if tokens not in ("gaussian", "boolean"):
+        raise InvalidArgument(f"tokens={tokens!r} is not one of gaussian, boolean")
+    return _ih_softmax_kernel(X, float(w), float(h), float(alpha), float(wstar), True, tokens == "boolean")
 
 
 def softmax_loss_estimate(L: int, w: float, h: float, alpha: float, wstar: float, *, n: int, seed: int,
                           tokens: str = "gaussian"):
     """E of the true-softmax IH loss (canonical range) by Monte-Carlo, with the controls where they apply.
 
-    The controls need Gaussian tokens and 12·max(w², w*²)² < 1 (their means exist); elsewhere the
-    estimate is plain Monte-Carlo. The returned :class:`numerics.montecarlo.Estimate`'s ``method``
+    The controls apply to Boolean tokens, and to Gaussian tokens where their means exist
+    (12·max(w², w*²)² < 1); elsewhere the estimate is plain Monte-Carlo. The returned :class:`numerics.montecarlo.Estimate`'s ``method``
     says which, and ``variance_reduction`` by how much the controls helped.
     """
     from numerics.models.induction_head.tokens import token_sampler
@@ -277,14 +323,20 @@ def softmax_loss_estimate(L: int, w: float, h: float, alpha: float, wstar: float
 
     L = int(L)
     params = (float(w), float(h), float(alpha), float(wstar))
-    if tokens == "gaussian" and 12 * max(w * w, wstar * wstar) ** 2 < 1:
-        return ControlVariateMonteCarlo(token_sampler(L, tokens), _controlled, lambda p: control_means(L, *p),
-                                        n=n, seed=seed).estimate(params)
+    if tokens == "boolean" or (tokens == "gaussian" and 12 * max(w * w, wstar * wstar) ** 2 < 1):
+        return ControlVariateMonteCarlo(token_sampler(L, tokens), _Controlled(tokens),
+                                        lambda p: control_means(L, *p, tokens=tokens), n=n, seed=seed).estimate(params)
     return MonteCarlo(token_sampler(L, tokens), _plain, n=n, seed=seed).estimate(params)
 
 
-def _controlled(X, params):
-    return ih_softmax_loss_with_controls(X, *params)
+class _Controlled:
+    """Integrand (f, g₁, g₂) for one token law (picklable, unlike a closure)."""
+
+    def __init__(self, tokens: str):
+        self.tokens = tokens
+
+    def __call__(self, X, params):
+        return ih_softmax_loss_with_controls(X, *params, tokens=self.tokens)
 
 
 def _plain(X, params):

@@ -75,9 +75,10 @@ CONTROL_CUT = 5.0
 
 
 @parallel_jit
-def _ih_softmax_kernel(X, w, h, alpha, wstar, with_controls):
+def _ih_softmax_kernel(X, w, h, alpha, wstar, with_controls, boolean):
     """Per sequence: the true-softmax IH loss and (if ``with_controls``) the two controls of
-    :mod:`numerics.models.induction_head.controls`, as columns of an (n, 3) array (else (n, 1))."""
+    :mod:`numerics.models.induction_head.controls`, as columns of an (n, 3) array (else (n, 1)).
+    ``boolean``: tokens are ±1, so the controls' weights are normalised by cosh, not e^{c²/2}."""
     size, width = X.shape
     L = width - 1
     hstar = 1.0 / (1.0 + alpha)
@@ -102,8 +103,10 @@ def _ih_softmax_kernel(X, w, h, alpha, wstar, with_controls):
                 out[b, 1] = out[b, 2] = 0.0
             elif with_controls:
                 # N, D of the controls: the weights rescaled so that E[e_s | x_L] = 1
-                scale_t = math.exp(top_t - 0.5 * a_star * a_star * xL * xL) / n
-                scale_m = math.exp(top_m - 0.5 * a * a * xL * xL) / n
+                log_mean_t = math.log(math.cosh(a_star * xL)) if boolean else 0.5 * (a_star * xL) ** 2
+                log_mean_m = math.log(math.cosh(a * xL)) if boolean else 0.5 * (a * xL) ** 2
+                scale_t = math.exp(top_t - log_mean_t) / n
+                scale_m = math.exp(top_m - log_mean_m) / n
                 n_t, d_t, n_m, d_m = num_t * scale_t, z_t * scale_t, num_m * scale_m, z_m * scale_m
                 u = hstar * n_t - h * n_m
                 v = hstar * n_t * (2.0 - d_t) - h * n_m * (2.0 - d_m)
@@ -114,7 +117,7 @@ def _ih_softmax_kernel(X, w, h, alpha, wstar, with_controls):
 
 def ih_softmax_loss_samples(X, w, h, alpha, wstar):
     """½(h* Σ_s x_s sm(w*² x_L x_{s-1})_s - h Σ_s x_s sm(w² x_L x_{s-1})_s)² over s = 2..L-1 (true softmax)."""
-    return _ih_softmax_kernel(X, float(w), float(h), float(alpha), float(wstar), False)[:, 0]
+    return _ih_softmax_kernel(X, float(w), float(h), float(alpha), float(wstar), False, False)[:, 0]
 
 
 @jit
