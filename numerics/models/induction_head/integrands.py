@@ -74,6 +74,20 @@ _CHUNK = 64
 CONTROL_CUT = 5.0
 
 
+@jit
+def attend_previous(x, L, scale, weights):
+    """The IH read-out Σ_{s=2}^{L−1} x_s e_s with e_s = e^{scale·x_{s−1} − top}; returns (Σ x_s e_s, Σ e_s, top).
+
+    ``scale`` is the logit factor w²·x_L (so the softmax of Eq. (2) is e_s/Σe), ``top`` the largest
+    logit, ``weights`` scratch of length ≥ L−2 that receives the e_s (index s−2).
+    """
+    total, top = softmax_weights(scale, x, 1, L - 2, weights)  # keys x_{s−1}, s = 2..L−1
+    num = 0.0
+    for j in range(L - 2):
+        num += weights[j] * x[j + 2]
+    return num, total, top
+
+
 @parallel_jit
 def _ih_softmax_kernel(X, w, h, alpha, wstar, with_controls, boolean):
     """Per sequence: the true-softmax IH loss and (if ``with_controls``) the two controls of
@@ -91,12 +105,8 @@ def _ih_softmax_kernel(X, w, h, alpha, wstar, with_controls, boolean):
         for b in range(c * _CHUNK, min(size, (c + 1) * _CHUNK)):
             x = X[b]
             xL = x[L]
-            z_t, top_t = softmax_weights(a_star * xL, x, 1, L - 2, e_t)  # keys x_{s−1}, s = 2..L−1
-            z_m, top_m = softmax_weights(a * xL, x, 1, L - 2, e_m)
-            num_t = num_m = 0.0
-            for j in range(L - 2):
-                num_t += e_t[j] * x[j + 2]
-                num_m += e_m[j] * x[j + 2]
+            num_t, z_t, top_t = attend_previous(x, L, a_star * xL, e_t)
+            num_m, z_m, top_m = attend_previous(x, L, a * xL, e_m)
             r = hstar * num_t / z_t - h * num_m / z_m
             out[b, 0] = 0.5 * r * r
             if with_controls and abs(xL) > CONTROL_CUT:

@@ -54,6 +54,7 @@ from numba import prange
 
 from derivations.errors import InvalidArgument, NumericalTrouble
 from numerics._jit import jit, parallel_jit
+from numerics.models.induction_head.integrands import attend_previous
 from numerics.models.induction_head.tokens import TOKEN_LAWS, draw_tokens
 from numerics.optim import ADAM_DEFAULTS, make_optimizer
 from numerics.stable import softmax_weights
@@ -226,19 +227,10 @@ def _layer1(x, L, ptilde, ideal, want_dy, y, dy):
 
 
 @jit
-def _ih_target(x, L, vstar, hstar):
-    """h* Σ_{s=2}^{L−1} x_s sm((w*² x_L x_{ν−1})_{ν=2}^{L−1})_s (Eq. (2), second output)."""
-    xL = x[L]
-    top = -math.inf
-    for s in range(2, L):
-        top = max(top, vstar * xL * x[s - 1])
-    num = 0.0
-    den = 0.0
-    for s in range(2, L):
-        e = math.exp(vstar * xL * x[s - 1] - top)
-        num += e * x[s]
-        den += e
-    return hstar * num / den
+def _ih_target(x, L, vstar, hstar, weights):
+    """h* Σ_{s=2}^{L−1} x_s sm((w*² x_L x_{ν−1})_{ν=2}^{L−1})_s (Eq. (2), second output); ``weights`` scratch."""
+    num, total, _ = attend_previous(x, L, vstar * x[L], weights)
+    return hstar * num / total
 
 
 @jit
@@ -247,27 +239,28 @@ def _sequence(x, L, theta, gstar, hstar, vstar, target2, pi, piw, s1, v2, n2, ke
     """Add one sequence's losses and gradient terms to ``acc`` (slots: ℓ₁, ℓ₂, ∂p̃, ∂p, ∂g, ∂h, ∂P).
 
     Head 2's keys are k_s = y_s (``keys_y``) or x_{s−1}; the target's keys are x_{s−1}. A NaN
-    ``target2`` means: compute the target here, from the same pass over the positions. ``piw[s] =
-    π_s(p̄ − lag_s)`` is ∂π_s/∂p. ``kp``, ``e_t``, ``e_m`` are scratch of length ≥ L+1.
+    ``target2`` means: compute the target here (:func:`_ih_target`). ``piw[s] = π_s(p̄ − lag_s)`` is
+    ∂π_s/∂p. ``kp``, ``e_t``, ``e_m`` are scratch of length ≥ L+1.
     """
     g, h = theta[2], theta[3]
     P = theta[4] * theta[5]
     _layer1(x, L, theta[0], ideal, want_pt, y, dy)
-    own_target = math.isnan(target2)
+    if math.isnan(target2):
+        target2 = _ih_target(x, L, vstar, hstar, e_t)
     xL = x[L]
-    # kp[s] = x_{s−1}: the target's keys, and head 2's unless they are y
-    for s in range(2, L):
-        kp[s] = x[s - 1]
-    keys = y if keys_y else kp
+    if keys_y:
+        keys = y
+    else:
+        for s in range(2, L):  # kp[s] = x_{s−1}
+            kp[s] = x[s - 1]
+        keys = kp
     zsum, _ = softmax_weights(P * xL, keys, 2, n2, e_m)
-    den_t = softmax_weights(vstar * xL, kp, 2, L - 1, e_t)[0] if own_target else 1.0  # e_t unused if not
     o1 = do1_dp = do1_dpt = 0.0
-    num_t = num = knum = kxnum = 0.0
+    num = knum = kxnum = 0.0
     # positions 2..L−2 are inside every range (S₁, V₂, N₂ ≥ L−2): no per-position tests there
     for s in range(2, L - 1):
         v, ys, em = x[s], y[s], e_m[s - 2]
         ek = em * keys[s]
-        num_t += e_t[s - 2] * v
         knum += ek
         num += em * v
         kxnum += ek * v
@@ -275,7 +268,6 @@ def _sequence(x, L, theta, gstar, hstar, vstar, target2, pi, piw, s1, v2, n2, ke
         do1_dp += piw[s] * ys
         do1_dpt += pi[s] * dy[s]
     last = L - 1
-    num_t += e_t[last - 2] * x[last]
     if last <= n2:
         ek = e_m[last - 2] * keys[last]
         knum += ek
@@ -286,8 +278,6 @@ def _sequence(x, L, theta, gstar, hstar, vstar, target2, pi, piw, s1, v2, n2, ke
         o1 += pi[last] * y[last]
         do1_dp += piw[last] * y[last]
         do1_dpt += pi[last] * dy[last]
-    if own_target:
-        target2 = hstar * num_t / den_t
     r1 = g * o1 - gstar * x[L - 2]
     o2 = num / zsum
     do2_dP = xL * (kxnum / zsum - o2 * knum / zsum)  # Cov_ρ(x_L k_s, x_s [s ≤ V₂])
@@ -373,8 +363,10 @@ def _ih_loss_samples(X, targets, theta, s1, v2, n2, keys_y, ideal):
 def _ih_targets(X, vstar, hstar):
     out = np.empty(X.shape[0])
     L = X.shape[1] - 1
-    for b in prange(X.shape[0]):
-        out[b] = _ih_target(X[b], L, vstar, hstar)
+    for c in prange((X.shape[0] + CHUNK - 1) // CHUNK):
+        weights = np.empty(L)
+        for b in range(c * CHUNK, min(X.shape[0], (c + 1) * CHUNK)):
+            out[b] = _ih_target(X[b], L, vstar, hstar, weights)
     return out
 
 
