@@ -18,8 +18,9 @@ Gaussians come from the 256-layer ziggurat of Marsaglia & Tsang (J. Stat. Softw.
 the 52-bit variant NumPy's ``Generator.standard_normal`` uses: one word per draw 99.3 % of the
 time (8 bits pick the layer, one the sign, 52 the abscissa); wedges and the tail (|x| > r =
 3.6541528853610088) take extra words from the same stream. Uniforms are the top 53 bits of a
-word, in [0, 1). Keys come from :func:`key_from_seed` (a ``SeedSequence``), so a key inherits
-NumPy's seeding guarantees, and spawned children give independent keys.
+word, in [0, 1). Keys come from a ``SeedSequence`` (:func:`key_from_seed`) or from the caller's
+NumPy generator (:func:`key_from_generator`, as ``draw_tokens`` does), so a key inherits NumPy's
+seeding guarantees, and spawned children give independent keys.
 """
 
 from __future__ import annotations
@@ -166,14 +167,6 @@ def _token_rows(key, first_stream, size, width, boolean):
     return out
 
 
-@parallel_jit
-def _normals(key, size):
-    out = np.empty(size)
-    for b in prange(size):
-        out[b], _ = normal(stream_base(key, b), 0)
-    return out
-
-
 def key_from_seed(seed) -> np.uint64:
     """A 64-bit key from an int seed or a ``np.random.SeedSequence`` (its first generated word)."""
     if isinstance(seed, np.random.SeedSequence):
@@ -200,10 +193,3 @@ def token_rows(key, size: int, width: int, boolean: bool = False, first_stream: 
         if int(value) != value or value < low:
             raise InvalidArgument(f"{name}={value!r} must be an integer >= {low}")
     return _token_rows(np.uint64(key), int(first_stream), int(size), int(width), bool(boolean))
-
-
-def standard_normals(key, size: int) -> np.ndarray:
-    """``size`` iid N(0, 1): draw b is the first normal of stream b under ``key``."""
-    if int(size) != size or size < 0:
-        raise InvalidArgument(f"size={size!r} must be an integer >= 0")
-    return _normals(np.uint64(key), int(size))
