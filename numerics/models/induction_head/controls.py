@@ -47,7 +47,9 @@ import numpy as np
 from derivations.errors import InvalidArgument
 from numerics._jit import jit
 from numerics.models.induction_head.integrands import CONTROL_CUT as CUT
-from numerics.models.induction_head.integrands import _ih_softmax_kernel
+from numerics.models.induction_head.integrands import _ih_softmax_kernel, ih_softmax_loss_samples
+from numerics.models.induction_head.tokens import token_sampler
+from numerics.montecarlo import ControlVariateMonteCarlo, MonteCarlo
 
 
 @jit
@@ -269,6 +271,17 @@ def _moment(L: int, a1: float, a2: float, d_scales: tuple[float, ...], cut: floa
     return raw / (L - 2.0) ** (2 + len(d_scales))
 
 
+def _check_tokens(tokens: str) -> None:
+    if tokens not in ("gaussian", "boolean"):
+        raise InvalidArgument(f"tokens={tokens!r} is not one of gaussian, boolean")
+
+
+def means_exist(w: float, wstar: float, tokens: str) -> bool:
+    """Whether the controls' means are finite: always for Boolean tokens, for 12·max(w², w*²)² < 1 if Gaussian."""
+    _check_tokens(tokens)
+    return tokens == "boolean" or 12 * max(w * w, wstar * wstar) ** 2 < 1
+
+
 def control_means(L: int, w: float, h: float, alpha: float, wstar: float,
                   tokens: str = "gaussian") -> tuple[float, float]:
     """(E g₁, E g₂) of the controls of the module docstring, exactly, for Gaussian or Boolean tokens.
@@ -277,17 +290,14 @@ def control_means(L: int, w: float, h: float, alpha: float, wstar: float,
     scales a = w², a* = w*² this holds for 12·max(a, a*)² < 1 (four exponentials keyed at one
     position). Raises :class:`InvalidArgument` outside. Boolean: always finite.
     """
-    if tokens not in ("gaussian", "boolean"):
-        raise InvalidArgument(f"tokens={tokens!r} is not one of gaussian, boolean")
-    a, a_star = w * w, wstar * wstar
-    if tokens == "gaussian" and not 12 * max(a, a_star) ** 2 < 1:
+    if not means_exist(w, wstar, tokens):
         raise InvalidArgument(
             f"the controls' means exist only for 12·max(w², w*²)² < 1; got w={w}, wstar={wstar}"
         )
     if int(L) != L or L < 6:
         raise InvalidArgument(f"L={L} must be an integer >= 6")
-    boolean = tokens == "boolean"
-    moment = functools.partial(_moment, boolean=boolean)
+    a, a_star = w * w, wstar * wstar
+    moment = functools.partial(_moment, boolean=tokens == "boolean")
     hstar = 1 / (1 + alpha)
     heads = [(a_star, hstar), (a, -h)]
     g1 = 0.5 * sum(ci * cj * moment(L, ai, aj, ()) for ai, ci in heads for aj, cj in heads)
@@ -305,8 +315,7 @@ def ih_softmax_loss_with_controls(X, w, h, alpha, wstar, tokens="gaussian"):
 
     ``tokens`` says how the weights of the controls are normalised (E[e^{c x}] = e^{c²/2} or cosh c).
     """
-    if tokens not in ("gaussian", "boolean"):
-        raise InvalidArgument(f"tokens={tokens!r} is not one of gaussian, boolean")
+    _check_tokens(tokens)
     return _ih_softmax_kernel(X, float(w), float(h), float(alpha), float(wstar), True, tokens == "boolean")
 
 
@@ -314,16 +323,13 @@ def softmax_loss_estimate(L: int, w: float, h: float, alpha: float, wstar: float
                           tokens: str = "gaussian"):
     """E of the true-softmax IH loss (canonical range) by Monte-Carlo, with the controls where they apply.
 
-    The controls apply to Boolean tokens, and to Gaussian tokens where their means exist
-    (12·max(w², w*²)² < 1); elsewhere the estimate is plain Monte-Carlo. The returned :class:`numerics.montecarlo.Estimate`'s ``method``
-    says which, and ``variance_reduction`` by how much the controls helped.
+    The controls apply wherever their means exist (:func:`means_exist`); elsewhere the estimate is
+    plain Monte-Carlo. The returned :class:`numerics.montecarlo.Estimate`'s ``method`` says which,
+    and ``variance_reduction`` by how much the controls helped.
     """
-    from numerics.models.induction_head.tokens import token_sampler
-    from numerics.montecarlo import ControlVariateMonteCarlo, MonteCarlo
-
     L = int(L)
     params = (float(w), float(h), float(alpha), float(wstar))
-    if tokens == "boolean" or (tokens == "gaussian" and 12 * max(w * w, wstar * wstar) ** 2 < 1):
+    if means_exist(w, wstar, tokens):
         return ControlVariateMonteCarlo(token_sampler(L, tokens), _Controlled(tokens),
                                         lambda p: control_means(L, *p, tokens=tokens), n=n, seed=seed).estimate(params)
     return MonteCarlo(token_sampler(L, tokens), _plain, n=n, seed=seed).estimate(params)
@@ -340,6 +346,4 @@ class _Controlled:
 
 
 def _plain(X, params):
-    from numerics.models.induction_head.integrands import ih_softmax_loss_samples
-
     return ih_softmax_loss_samples(X, *params)
