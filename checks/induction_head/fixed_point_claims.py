@@ -27,6 +27,7 @@ import sympy as sp
 from checks.claim import Claim, Context, Outcome
 from checks.registry import register
 from derivations.induction_head import symbols as S
+from numerics.differences import central_jacobian
 
 PAPER = "ih"
 IH_LOSSES = (("exp_simplified", "canonical"), ("exp_simplified", "literal"), ("softmax_largeL", "canonical"))
@@ -128,28 +129,24 @@ def pg_block(L: int, alpha: float, head1_range: str) -> dict[str, Any]:
             "printed_point": "p = +∞, g = g*: not stationary (dg/dt → -g*), loss g*²"}
 
 
+def _velocity(field, y, params) -> np.ndarray:
+    out = np.empty(y.size)
+    field.rhs(0.0, y, params, out)
+    return out
+
+
 def six_parameter(L: int, alpha: float, wstar: float) -> dict[str, Any]:
     """The (h, w_Q, w_K) flow at w_Q w_K = w*², h = h* off the balanced manifold, and at the origin."""
     from checks.induction_head.stage1_claims import _pair_field
 
     field, _ = _pair_field()
     params = np.array([float(L), alpha, wstar])
-    out = np.empty(3)
     rows = []
     hs = 1 / (1 + alpha)
     for wq in (0.3, wstar, 0.6, -wstar):
         y = np.array([hs, wq, wstar**2 / wq])
-        field.rhs(0.0, y, params, out)
-        J = np.empty((3, 3))
-        for j in range(3):
-            step = 1e-6 * max(1.0, abs(y[j]))
-            up, down = y.copy(), y.copy()
-            up[j] += step
-            down[j] -= step
-            a, b = np.empty(3), np.empty(3)
-            field.rhs(0.0, up, params, a)
-            field.rhs(0.0, down, params, b)
-            J[:, j] = (a - b) / (2 * step)
+        out = _velocity(field, y, params)
+        J = central_jacobian(lambda z: _velocity(field, z, params), y)
         eigs = np.sort(np.linalg.eigvals(J).real)
         rows.append({"wQ": float(wq), "wK": float(y[2]), "h": hs, "max_abs_rhs": float(np.max(np.abs(out))),
                      "jacobian_eigenvalues": eigs.tolist()})

@@ -21,6 +21,7 @@ from checks.claim import Claim, Context, Outcome
 from checks.induction_head import ih_proof_runs as R
 from checks.registry import register
 from derivations.induction_head import ih_proof as P
+from numerics.differences import central_jacobian
 
 PAPER = "ih"
 
@@ -349,16 +350,10 @@ def _jacobian_rate(run: R.Run) -> float:
     on the coordinates.
     """
     kernels = R.velocity_kernels(run.mode, run.ih_model_range)
-    y = np.array([run.hstar, run.wstar])
-    jac = np.empty((2, 2))
-    for j in range(2):
-        step = 1e-6 * max(1.0, abs(y[j]))
-        yp, ym = y.copy(), y.copy()
-        yp[j] += step
-        ym[j] -= step
-        for i, k in enumerate(kernels):
-            jac[i, j] = float(k(yp[0], yp[1], float(run.L), run.alpha, run.wstar)
-                              - k(ym[0], ym[1], float(run.L), run.alpha, run.wstar)) / (2 * step)
+    def velocity(z):
+        return np.array([float(k(z[0], z[1], float(run.L), run.alpha, run.wstar)) for k in kernels])
+
+    jac = central_jacobian(velocity, np.array([run.hstar, run.wstar]))
     return float(2 * np.min(-np.linalg.eigvals(jac).real))
 
 
