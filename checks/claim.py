@@ -27,16 +27,71 @@ from __future__ import annotations
 import json
 import shlex
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from checks.status import STATUSES, Status
 from derivations.domain import Domain
 from derivations.errors import InternalError, InvalidArgument, NumericalTrouble
 
-STATUSES = ("holds", "fails", "differs", "certified", "outside-regime", "inconclusive")
 BUDGETS = ("quick", "full")
+
+
+@dataclass(frozen=True)
+class Param:
+    """A declared parameter of a claim: its default, its grids per budget and, for a flag, its choices.
+
+    ``default`` is the value used wherever the check needs one value (a Monte-Carlo point, a
+    trajectory's configuration); ``None`` only for a symbol that the check samples over its domain
+    and never uses as one value. ``quick``/``full`` are the values the check sweeps at each budget
+    when it sweeps this parameter (empty: the default alone; ``full`` empty: the quick grid). A
+    pinned value (``--param name=value``, 0 included) replaces the default and both grids.
+    ``choices`` are the valid values of a reading flag (the first is the canonical one).
+    """
+
+    name: str
+    default: Any = None
+    quick: tuple = ()
+    full: tuple = ()
+    choices: tuple = ()
+    doc: str = ""
+
+    def __post_init__(self):
+        object.__setattr__(self, "quick", tuple(self.quick))
+        object.__setattr__(self, "full", tuple(self.full))
+        object.__setattr__(self, "choices", tuple(self.choices))
+        if self.choices:
+            bad = [v for v in (self.default, *self.quick, *self.full) if v is not None and v not in self.choices]
+            if bad:
+                raise InternalError(f"parameter {self.name}: {bad[0]!r} is not one of its choices "
+                                    f"{self.choices}; this is a bug")
+
+    def grid(self, budget: str) -> list:
+        """The values swept at ``budget`` (unpinned)."""
+        values = self.full if budget == "full" and self.full else self.quick
+        return list(values) if values else [self.default]
+
+    def describe(self) -> dict[str, Any]:
+        """The listing record of ``tdcheck list --json``."""
+        out: dict[str, Any] = {"default": self.default}
+        if self.quick:
+            out["quick"] = list(self.quick)
+        if self.full:
+            out["full"] = list(self.full)
+        if self.choices:
+            out["choices"] = list(self.choices)
+        if self.doc:
+            out["doc"] = self.doc
+        if self.default is None:
+            out["sampled"] = True
+        return out
+
+
+def params_from(*specs: Param | str) -> tuple[Param, ...]:
+    """Parameters from :class:`Param` objects or bare names (a bare name: sampled over the domain)."""
+    return tuple(s if isinstance(s, Param) else Param(s) for s in specs)
 
 
 @dataclass
@@ -49,8 +104,9 @@ class Outcome:
     figures: list[str] = field(default_factory=list)
 
     def __post_init__(self):
-        if self.status not in STATUSES:
-            raise InternalError(f"status {self.status!r} is not one of {STATUSES}; this is a bug")
+        from checks.status import status
+
+        self.status = status(self.status).value
 
 
 @dataclass
@@ -68,6 +124,19 @@ class Verdict:
     replay: str
     elapsed: float
     figures: list[str] = field(default_factory=list)
+    #: names of the parameters the user pinned (the others are the declared defaults)
+    pinned: list[str] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        """The claim's id."""
+        return self.claim_id
+
+    def _repr_html_(self) -> str:
+        """The verdict as HTML (Jupyter)."""
+        from checks.report_html import verdict_html
+
+        return verdict_html(self)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON record (schema in README.md)."""
@@ -78,6 +147,7 @@ class Verdict:
             "summary": self.summary,
             "evidence": _jsonable(self.evidence),
             "params": _jsonable(self.params),
+            "pinned": list(self.pinned),
             "budget": self.budget,
             "seed": self.seed,
             "replay": self.replay,
@@ -88,8 +158,11 @@ class Verdict:
 
 @dataclass
 class Context:
-    """What a check receives: validated parameters (by name), the budget, the seed, where figures go.
+    """What a check receives: its declared parameters, the pinned values, the budget, the seed, where figures go.
 
+    A check reads a parameter with :meth:`value` (the pinned value, else the declared default) and a
+    swept axis with :meth:`grid` (the pinned value alone, else the budget's grid); :meth:`is_pinned`
+    tells whether the user fixed it. ``params`` is the resolved mapping (every declared name).
     ``artifacts`` is the directory for the claim's figures (``figure_path``); by default
     ``<cache>/figures/<claim id>``, and the report copies what the verdict lists.
     """
@@ -101,11 +174,43 @@ class Context:
     claim_id: str = "claim"
     artifacts: Path | None = None
     progress: Callable[[float, str], None] | None = None
+    #: the values the user pinned (a subset of ``params``)
+    pinned: dict[str, Any] = field(default_factory=dict)
+    #: the declared parameters, by name
+    declared: Mapping[str, Param] = field(default_factory=dict)
 
     @property
     def quick(self) -> bool:
         """True at the quick budget."""
         return self.budget == "quick"
+
+    def _param(self, name: str) -> Param:
+        try:
+            return self.declared[name]
+        except KeyError:
+            raise InternalError(f"{self.claim_id} reads parameter {name!r}, which it does not declare "
+                                f"(declared: {', '.join(self.declared) or 'none'}); this is a bug") from None
+
+    def is_pinned(self, name: str) -> bool:
+        """True when the user pinned ``name``."""
+        self._param(name)
+        return name in self.pinned
+
+    def value(self, name: str) -> Any:
+        """The pinned value of ``name``, else its declared default."""
+        param = self._param(name)
+        return self.pinned[name] if name in self.pinned else param.default
+
+    def grid(self, name: str, values: Iterable | None = None) -> list:
+        """The values of ``name`` to sweep: the pinned value alone, else the budget's declared grid.
+
+        ``values`` replaces the declared grid for a second sweep inside a check (its own axis); a
+        pin still replaces it.
+        """
+        param = self._param(name)
+        if name in self.pinned:
+            return [self.pinned[name]]
+        return list(values) if values is not None else param.grid(self.budget)
 
     def figure_path(self, name: str) -> Path:
         """The path to save figure ``name`` (e.g. ``"losses.png"``) of this claim; the directory exists."""
@@ -139,12 +244,16 @@ class Claim:
     kind
         ``formula`` (an ``*.cf.*`` closed form), ``derive`` (derive-and-verify), ``claim``,
         ``figure`` or ``experiment``.
-    statement
-        The statement as printed (LaTeX or text).
-    defaults
-        Default parameters, by name; ``domain`` validates overrides.
     check
         ``check(ctx) -> Outcome``.
+    statement
+        The statement as printed (LaTeX or text).
+    params
+        The declared parameters (:class:`Param`); ``domain`` validates pinned numeric values and
+        each flag's ``choices`` its pinned word.
+    requires
+        Ids of the claims this one builds on. A prerequisite that crashes, or whose status is in
+        ``broken_by``, makes this claim ``inconclusive`` without running (the runner orders them).
     """
 
     id: str
@@ -154,28 +263,67 @@ class Claim:
     check: Callable[[Context], Outcome]
     statement: str = ""
     label_alt: str = ""
-    defaults: Mapping[str, Any] = field(default_factory=dict)
+    params: tuple[Param, ...] = ()
     domain: Domain | None = None
     requires: tuple[str, ...] = ()
+    #: prerequisite statuses that leave this claim without a base (``fails``: a contradicted derivation
+    #: or claim; ``differs`` is a printed form, which checks replace by the derivation)
+    broken_by: tuple[str, ...] = (Status.FAILS.value,)
     formulas: tuple = ()
     doc: str = ""
     #: rough relative run time at the quick budget, so that parallel runs start the long claims first
     cost: float = 1.0
+    # TRANSITIONAL (removed when every paper module declares Params): the old mapping of defaults
+    defaults_: InitVar[Mapping[str, Any] | None] = None
+
+    def __post_init__(self, defaults_):
+        if defaults_:
+            self.params = (*self.params, *(Param(k, v) for k, v in defaults_.items()))
+        self.params = params_from(*self.params)
+        names = [p.name for p in self.params]
+        if len(set(names)) != len(names):
+            raise InternalError(f"{self.id} declares a parameter twice: {names}; this is a bug")
+        self.requires = tuple(self.requires)
+        self.broken_by = tuple(Status(s).value for s in self.broken_by)
+
+    @property
+    def declared(self) -> dict[str, Param]:
+        """The declared parameters by name."""
+        return {p.name: p for p in self.params}
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        """Default value of every declared parameter (None: sampled over the domain)."""
+        return {p.name: p.default for p in self.params}
 
     def resolve_params(self, overrides: Mapping[str, Any]) -> dict[str, Any]:
-        """Merge ``overrides`` into the defaults and validate them against the domain."""
-        params = dict(self.defaults)
-        unknown = set(overrides) - set(params)
+        """Validate ``overrides`` and return every declared parameter's value (pinned, else default)."""
+        declared = self.declared
+        unknown = set(overrides) - set(declared)
         if unknown:
             from derivations.errors import unknown_name
 
-            raise unknown_name(f"parameter of {self.id}", sorted(unknown)[0], params)
-        params.update(overrides)
+            raise unknown_name(f"parameter of {self.id}", sorted(unknown)[0], declared)
+        for name, value in overrides.items():
+            choices = declared[name].choices
+            if choices and value not in choices:
+                raise InvalidArgument(f"{name}={value!r} in {self.id} is not one of its readings: "
+                                      f"{', '.join(map(str, choices))} (canonical: {choices[0]})")
         if self.domain is not None:
-            # None means "not pinned: sampled over the domain"
-            known = {n: v for n, v in params.items() if n in self.domain.names() and v is not None}
+            known = {n: v for n, v in overrides.items() if n in self.domain.names()}
             self.domain.validate(known, context=self.id)
-        return params
+        return {**self.defaults, **overrides}
+
+    def context(self, overrides: Mapping[str, Any] | None = None, *, budget: str = "quick", seed: int = 0,
+                workers: int | None = None, artifacts: Path | None = None,
+                progress: Callable[[float, str], None] | None = None) -> Context:
+        """The :class:`Context` a check of this claim receives for ``overrides`` (validated)."""
+        if budget not in BUDGETS:
+            raise InvalidArgument(f"budget={budget!r} is not one of {', '.join(BUDGETS)}")
+        overrides = dict(overrides or {})
+        params = self.resolve_params(overrides)
+        return Context(params, budget, seed, workers, self.id, artifacts, progress, pinned=overrides,
+                       declared=self.declared)
 
     def run(
         self,
@@ -186,18 +334,30 @@ class Claim:
         workers: int | None = None,
         artifacts: Path | None = None,
         progress: Callable[[float, str], None] | None = None,
+        prerequisites: Mapping[str, str] | None = None,
     ) -> Verdict:
-        """Run the check and return its verdict (timing, parameters and replay command included)."""
-        if budget not in BUDGETS:
-            raise InvalidArgument(f"budget={budget!r} is not one of {', '.join(BUDGETS)}")
+        """Run the check and return its verdict (timing, parameters and replay command included).
+
+        ``prerequisites`` maps the id of each claim in ``requires`` that has run to its status, or to
+        ``"crashed"``; a broken one (see ``broken_by``) gives an ``inconclusive`` verdict saying so.
+        """
         overrides = dict(overrides or {})
-        params = self.resolve_params(overrides)
+        ctx = self.context(overrides, budget=budget, seed=seed, workers=workers, artifacts=artifacts,
+                           progress=progress)
         start = time.perf_counter()
-        try:
-            outcome = self.check(Context(params, budget, seed, workers, self.id, artifacts, progress))
-        except NumericalTrouble as trouble:
-            # NaN, overflow, stiffness or an infinite variance: not a bug and not a verdict on the paper
-            outcome = Outcome("inconclusive", f"numerical trouble: {trouble}", {"numerical_trouble": str(trouble)})
+        broken = {cid: st for cid, st in (prerequisites or {}).items()
+                  if cid in self.requires and (st == "crashed" or st in self.broken_by)}
+        if broken:
+            text = "; ".join(f"{cid} {st}" for cid, st in broken.items())
+            outcome = Outcome(Status.INCONCLUSIVE, f"not run: a prerequisite is broken ({text})",
+                              {"broken_prerequisites": broken, "requires": list(self.requires)})
+        else:
+            try:
+                outcome = self.check(ctx)
+            except NumericalTrouble as trouble:
+                # NaN, overflow, stiffness or an infinite variance: not a bug and not a verdict on the paper
+                outcome = Outcome(Status.INCONCLUSIVE, f"numerical trouble: {trouble}",
+                                  {"numerical_trouble": str(trouble)})
         if not isinstance(outcome, Outcome):
             raise InternalError(f"{self.id}: check returned {type(outcome).__name__}, not Outcome; this is a bug")
         return Verdict(
@@ -206,12 +366,13 @@ class Claim:
             status=outcome.status,
             summary=outcome.summary,
             evidence=outcome.evidence,
-            params=params,
+            params=ctx.params,
             budget=budget,
             seed=seed,
             replay=replay_command(self.id, overrides, budget, seed),
             elapsed=time.perf_counter() - start,
             figures=outcome.figures,
+            pinned=sorted(overrides),
         )
 
     def describe(self) -> dict[str, Any]:
@@ -222,7 +383,8 @@ class Claim:
             "kind": self.kind,
             "label": self.label,
             "label_alt": self.label_alt,
-            "params": _jsonable(dict(self.defaults)),
+            "params": _jsonable(self.defaults),
+            "declared": _jsonable({p.name: p.describe() for p in self.params}),
             "requires": list(self.requires),
         }
 

@@ -64,11 +64,12 @@ def item_domain(item: Item) -> Domain:
 
 
 def pinned(ctx: Context, domain: Domain) -> dict[sp.Symbol, object]:
-    """The parameters the user pinned (non-None), keyed by symbol, as exact rationals."""
+    """The parameters the user pinned, keyed by symbol, as exact rationals (declared defaults are not pins:
+    the identities and inequalities are sampled over the domain unless a value is pinned)."""
     names = domain.names()
     return {
         names[k]: (int(v) if names[k].is_integer else sp.Rational(v))
-        for k, v in ctx.params.items() if k in names and v is not None
+        for k, v in ctx.pinned.items() if k in names
     }
 
 

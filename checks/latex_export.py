@@ -11,6 +11,7 @@ import sympy as sp
 
 from checks.claim import Claim
 from checks.kinds import ItemCheck
+from checks.papers import paper
 from checks.report import agreement_line, formula_forms, statement_parts
 from derivations.core import Formula, simplified
 from derivations.latex import to_latex
@@ -30,14 +31,6 @@ Each entry gives the paper's label, the formula as printed, the formula derived 
 definition, and the difference (printed $-$ derived), simplified where SymPy manages within a time limit.
 Status: \textbf{equal} (exact or to 30 digits at sampled points) or \textbf{differs} (with a counterexample).
 """
-
-
-def _symbol_names(claim: Claim) -> dict[str, str]:
-    if claim.paper == "ih":
-        from derivations.induction_head.symbols import SYMBOL_NAMES
-
-        return SYMBOL_NAMES
-    return {}
 
 
 def _math(expr: sp.Expr, names: dict[str, str]) -> str:
@@ -121,7 +114,7 @@ def document(
         if not isinstance(claim.check, ItemCheck):
             continue
         item = claim.check.item
-        names = _symbol_names(claim)
+        names = paper(claim.paper).symbol_names()
         records = verdicts.get(claim.id, {}).get("evidence", {}).get("formulas", {})
         claim_forms = forms.get(claim.id, {}).get("formulas", {})
         parts.append(r"\section*{\texttt{%s}: %s}" % (_escape(claim.id), _escape(f"{item.title} ({claim.label};"

@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import fnmatch
-import importlib
 from collections.abc import Callable, Iterable
 
 from checks.claim import Claim, Context, Outcome
+from checks.papers import PAPERS
 from derivations.errors import InvalidArgument, close_matches
-
-#: paper prefix -> module that registers its claims when imported
-PAPERS = {"ih": "checks.induction_head"}
 
 _REGISTRY: dict[str, Claim] = {}
 
 
 def register(claim: Claim) -> Claim:
-    """Add ``claim`` to the registry (ids are unique)."""
+    """Add ``claim`` to the registry: the one way a claim enters it (ids unique, prefixed by a known paper)."""
     if claim.id in _REGISTRY:
         raise InvalidArgument(f"claim id {claim.id!r} is registered twice")
+    if claim.paper not in PAPERS or not claim.id.startswith(claim.paper + "."):
+        raise InvalidArgument(f"claim id {claim.id!r} of paper {claim.paper!r}: the paper must be one of "
+                              f"{', '.join(PAPERS)} (checks.papers) and the id must start with its prefix")
     _REGISTRY[claim.id] = claim
     return claim
 
@@ -35,8 +35,8 @@ def claim(claim_id: str, *, paper: str, label: str, kind: str, **fields) -> Call
 
 def load_all() -> dict[str, Claim]:
     """Import every paper's checks module and return the registry."""
-    for module in PAPERS.values():
-        importlib.import_module(module)
+    for paper in PAPERS.values():
+        paper.load()
     return _REGISTRY
 
 

@@ -25,6 +25,7 @@ from typing import Any
 import sympy as sp
 
 from checks.claim import Claim, Verdict
+from checks.papers import paper
 
 #: LaTeX longer than this is not rendered (a page of MathML per display helps nobody); expressions with
 #: more nodes than MAX_NODES (about MAX_LATEX characters) are not even printed, which takes seconds
@@ -126,7 +127,7 @@ def formula_forms(claim: Claim, evidence: Mapping[str, Any]) -> dict[str, dict[s
 
     if not isinstance(claim.check, ItemCheck):
         return {}
-    names = symbol_names(claim)
+    names = paper(claim.paper).symbol_names()
     item = claim.check.item
     latex = functools.lru_cache(maxsize=None)(lambda expr: bounded_latex(expr, names))  # displays share forms
     records = evidence.get("formulas", {}) if isinstance(evidence, Mapping) else {}
@@ -145,15 +146,6 @@ def formula_forms(claim: Claim, evidence: Mapping[str, Any]) -> dict[str, dict[s
         encoded = f"{latex(inequality.lhs)} {relation} {latex(inequality.rhs)}"
         inequalities[inequality.id] = {"printed": inequality.latex, "stated": encoded}
     return {"formulas": formulas, "inequalities": inequalities}
-
-
-def symbol_names(claim: Claim) -> dict[str, str]:
-    """The paper's LaTeX names of its SymPy symbols (``wstar`` -> ``w^{\\star}``)."""
-    if claim.paper == "ih":
-        from derivations.induction_head.symbols import SYMBOL_NAMES
-
-        return SYMBOL_NAMES
-    return {}
 
 
 def bounded_latex(expr: sp.Expr, names: Mapping[str, str]) -> str:

@@ -1,0 +1,119 @@
+"""The one list of papers: a :class:`Paper` descriptor per paper, everything paper-specific hangs off it.
+
+The layer packages' own modules never name a paper; they ask the descriptor of a claim's paper
+(:func:`paper_of`) for what they need: the LaTeX names of its symbols, the styles of its readings
+in plots, the module that registers its claims, its specification's deliverables list.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from derivations.errors import InvalidArgument, unknown_name
+
+
+@dataclass(frozen=True)
+class Paper:
+    """A paper: prefix, titles and label conventions, symbols, readings, modules and specification.
+
+    Parameters
+    ----------
+    prefix
+        The id prefix (``ih``).
+    title, reference
+        The paper's title and where it is published (arXiv id).
+    versions
+        Label conventions: the bracket tags of the paper's versions (``{"W": "workshop", "F": "full"}``);
+        a claim's ``label`` uses the first, ``label_alt`` the second.
+    spec
+        The specification's file name in ``shared/spec``.
+    checks
+        The module that registers the paper's claims when imported.
+    symbols
+        ``"module:NAME"`` of the mapping symbol name → LaTeX (``wstar`` → ``w^{\\star}``).
+    readings
+        Reading flag → its values, the canonical one first (spec: the verdict is decided on it).
+    styles
+        Reading value → matplotlib line style of its overlays in figures.
+    """
+
+    prefix: str
+    title: str
+    reference: str
+    spec: str
+    checks: str
+    symbols: str = ""
+    versions: Mapping[str, str] = field(default_factory=dict)
+    readings: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    styles: Mapping[str, str] = field(default_factory=dict)
+
+    def symbol_names(self) -> dict[str, str]:
+        """The LaTeX names of the paper's symbols (empty when it declares none)."""
+        if not self.symbols:
+            return {}
+        module, _, name = self.symbols.partition(":")
+        return dict(getattr(importlib.import_module(module), name))
+
+    def canonical(self) -> dict[str, str]:
+        """The canonical value of every reading flag."""
+        return {flag: values[0] for flag, values in self.readings.items()}
+
+    def load(self) -> None:
+        """Import the module that registers the paper's claims."""
+        importlib.import_module(self.checks)
+
+    def spec_path(self, shared: Path) -> Path:
+        """The specification's path under a ``shared`` folder."""
+        return shared / "spec" / self.spec
+
+    def deliverables(self, spec_text: str) -> list[str]:
+        """The ids of the specification's deliverables list (its section "Deliverables for this paper")."""
+        match = re.search(r"^## \d+\. Deliverables for this paper$", spec_text, re.M)
+        if match is None:
+            raise InvalidArgument(f"the specification {self.spec} has no section 'Deliverables for this paper'")
+        section = spec_text[match.end():]
+        return re.findall(rf"^- \[[ x]\] ({re.escape(self.prefix)}\.[A-Za-z0-9_.]+)", section, re.M)
+
+
+PAPERS: dict[str, Paper] = {
+    paper.prefix: paper
+    for paper in (
+        Paper(
+            prefix="ih",
+            title="How Transformers Get Rich / How Transformers Implement Induction Heads",
+            reference="Wang, Yu, E, Wu, arXiv:2410.11474",
+            spec="induction-head.md",
+            checks="checks.induction_head",
+            symbols="derivations.induction_head.symbols:SYMBOL_NAMES",
+            versions={"W": "workshop version", "F": "full version"},
+            # spec §2.10 (the flags with named values)
+            readings={
+                "tokens": ("gaussian", "boolean"), "head1_range": ("canonical", "literal"),
+                "ih_model_range": ("canonical", "literal", "mixed"), "ih_keys": ("y", "x_prev"),
+                "value_layout": ("separate", "printed_matrices"), "init": ("eq4", "c2"),
+                "stage2_first_layer": ("ideal", "pipeline"), "flow": ("paper", "balanced"),
+                "ih_loss": ("exp_simplified", "softmax_exact", "softmax_largeL"),
+                "eq17_gamma": ("R", "linear"), "eq16_relation": (">=", "="),
+                "fig4_target": ("linear", "squared"), "fig4_dp_shape": ("matrix", "vector"),
+            },
+            styles={"paper": ":", "balanced": "--", "softmaxLL": "-."},
+        ),
+    )
+}
+
+
+def paper(prefix: str) -> Paper:
+    """The descriptor of ``prefix``; an unknown prefix lists the papers."""
+    try:
+        return PAPERS[prefix]
+    except KeyError:
+        raise unknown_name("paper prefix", prefix, PAPERS) from None
+
+
+def paper_of(claim_id: str) -> Paper:
+    """The descriptor of the paper a claim id belongs to (``ih.cf.M`` → ``ih``)."""
+    return paper(claim_id.partition(".")[0])
