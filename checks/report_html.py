@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
+from checks.claim import Verdict
 from checks.report import Entry, Report, agreement_line, labels, one_line, statement_parts
 
 #: evidence whose JSON is longer than this is cut, with a link to the full dump
@@ -433,4 +434,54 @@ def records_table(records: list, entry: Entry) -> str:
             f'<p class="note">Not shown: {escape("; ".join(cut))} (see '
             f'<a href="{escape(entry.evidence_file)}">{escape(entry.evidence_file)}</a>).</p>'
         )
+    return "\n".join(out)
+
+
+# --- one verdict in a notebook -----------------------------------------------------------------------
+
+
+def verdict_html(verdict: Verdict) -> str:
+    """Render one verdict as HTML for Jupyter (``Verdict._repr_html_``).
+
+    The status in its colour, the label and summary, the parameters (pinned ones marked), the
+    replay command, the evidence folded (as in the report; long evidence cut, the whole record
+    being ``verdict.evidence``) and the figures from their files.
+    """
+    record = verdict.to_dict()
+    entry = Entry(verdict.claim_id, record, figures=list(verdict.figures))
+    border = STATUS_COLOURS.get(verdict.status, ("#8c959f", ""))[0]
+    out = [
+        f'<div class="tdcheck-verdict" style="border-left:4px solid {border};padding:.2em .8em">',
+        f"<p><b>{escape(verdict.claim_id)}</b> {badge(verdict.status)} · {escape(verdict.label)}"
+        f" · {verdict.elapsed:.1f} s</p>",
+        f"<p>{escape(verdict.summary)}</p>",
+    ]
+    if verdict.params:
+        pinned = set(verdict.pinned)
+        shown = {
+            (f"{name} (pinned)" if name in pinned else name): (
+                "sampled over its domain" if value is None else value
+            )
+            for name, value in verdict.params.items()
+        }
+        out.append(key_value_table(shown))
+    out.append(
+        f"<p>Replay: <code>{escape(verdict.replay)}</code> · budget {escape(verdict.budget)}"
+        f" · seed {verdict.seed}</p>"
+    )
+    evidence = record["evidence"]
+    if evidence:
+        size = len(json.dumps(evidence, default=str))
+        if size > MAX_EVIDENCE_CHARS:
+            text = json.dumps(evidence, indent=1, default=str, ensure_ascii=False)[: MAX_EVIDENCE_CHARS // 4]
+            body = (f'<p class="note">{size:,} characters of evidence, shown cut; the whole record is '
+                    f"<code>verdict.evidence</code>.</p><pre>{escape(text)}\n…</pre>")
+        else:
+            # the report's notes link to the evidence file; here the whole record is the attribute
+            body = evidence_html(entry).replace('<a href=""></a>', "<code>verdict.evidence</code>")
+        out.append(f"<details><summary>evidence ({len(evidence)} entries)</summary>{body}</details>")
+    for path in entry.figures:
+        out.append(f'<p><img src="{escape(path)}" alt="{escape(path)}" style="max-width:100%"><br>'
+                   f"<code>{escape(path)}</code></p>")
+    out.append("</div>")
     return "\n".join(out)

@@ -5,8 +5,8 @@ writing pytest/Hypothesis tests about a model of their own:
 
 :func:`points`
     A Hypothesis strategy for points of a :class:`~derivations.domain.Domain` (or of a
-    ``Formula``/claim that declares one): never outside the domain, shrinking toward simple
-    values.
+    ``{symbol: (lo, hi)}`` mapping, or of a ``Formula``/claim that declares one): never outside
+    the domain, shrinking toward simple values.
 :func:`assert_identity`
     A printed closed form against its derivation, through
     :meth:`derivations.core.Formula.verify` (30-digit mpmath at sampled points, plus a symbolic
@@ -63,13 +63,16 @@ Point = dict[sp.Symbol, Any]
 
 
 def _domain_of(owner: Any) -> Domain:
+    """Return the :class:`Domain` of a Domain, a ``{symbol: range}`` mapping, or what has a ``.domain``."""
     if isinstance(owner, Domain):
         return owner
+    if isinstance(owner, Mapping):
+        return Domain.from_mapping(owner)
     domain = getattr(owner, "domain", None)
     if isinstance(domain, Domain):
         return domain
-    msg = (f"{owner!r} declares no Domain; pass a derivations.domain.Domain, a Formula or a claim "
-           "whose .domain is set")
+    msg = (f"{owner!r} declares no Domain; pass a derivations.domain.Domain, a mapping such as "
+           "{a: (0.01, 5), L: range(5, 50)}, or a Formula or claim whose .domain is set")
     raise InvalidArgument(msg)
 
 
@@ -128,8 +131,10 @@ def points(
     Parameters
     ----------
     domain
-        A :class:`~derivations.domain.Domain`, or anything with a ``.domain`` (a ``Formula``,
-        a registered claim).
+        A :class:`~derivations.domain.Domain`; a mapping ``{symbol: range}`` (``(lo, hi)`` for the
+        open interval, an :class:`~derivations.domain.Interval`, ``range(5, 50)`` for an integer:
+        see :meth:`Domain.from_mapping <derivations.domain.Domain.from_mapping>`); or anything with
+        a ``.domain`` (a ``Formula``, a registered claim).
     fixed
         Values to pin, keyed by Symbol or by name; they must lie in the domain.
     integer_max
@@ -197,6 +202,8 @@ def assert_identity(
 ) -> Agreement:
     """Assert that the printed ``stated`` equals ``derived`` on ``domain``.
 
+    ``domain`` is a :class:`~derivations.domain.Domain`, a mapping such as ``{a: (0.01, 5),
+    L: range(5, 50)}`` (see :func:`points`), or a ``Formula``/claim that declares one.
     The comparison is :meth:`derivations.core.Formula.verify`: both sides at ``n_points`` random
     points of the domain (``seed``), or at the one point ``at`` (e.g. drawn by :func:`points`),
     in mpmath at ``dps`` digits; a relative gap above ``10**(10 - dps)`` is a counterexample.

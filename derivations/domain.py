@@ -82,6 +82,51 @@ class Domain:
     integers: Mapping[sp.Symbol, tuple[int, Sequence[int]]] = field(default_factory=dict)
     constraints: Sequence[Constraint] = ()
 
+    @classmethod
+    def from_mapping(
+        cls, ranges: Mapping[sp.Symbol, object], constraints: Iterable[Constraint | sp.Basic] = ()
+    ) -> Domain:
+        """Build a domain from ``{symbol: range}``, the short form users write in tests.
+
+        Parameters
+        ----------
+        ranges
+            Keyed by the SymPy symbols of the expressions. A value is ``(lo, hi)``: the open interval
+            lo < x < hi (ends may be ``±math.inf``), an :class:`Interval` (closed or log-scaled ends),
+            or, for an integer, ``range(lo, stop)``: lo <= L < stop (step 1).
+        constraints
+            Further relations (``2*w**2 < 1``) or :class:`Constraint` objects.
+
+        Raises
+        ------
+        InvalidArgument
+            For a key that is not a Symbol, or a range that is empty or not of these forms.
+        """
+        if isinstance(ranges, Domain):
+            return ranges
+        intervals: dict[sp.Symbol, Interval] = {}
+        integers: dict[sp.Symbol, tuple[int, tuple[int, ...]]] = {}
+        extra: list[Constraint] = []
+        for sym, value in dict(ranges).items():
+            if not isinstance(sym, sp.Symbol):
+                msg = (f"domain key {sym!r} must be a SymPy Symbol, the one in your expressions (a name "
+                       "would lose its assumptions), e.g. "
+                       f"{{sympy.Symbol({str(sym)!r}, positive=True): (0, 1)}}")
+                raise InvalidArgument(msg)
+            if isinstance(value, range):
+                integers[sym], upper = _integer_range(sym, value)
+                extra.append(Constraint(sym <= upper, f"{sym.name} in {value}"))
+            elif isinstance(value, Interval):
+                intervals[sym] = value
+            elif isinstance(value, Sequence) and not isinstance(value, str) and len(value) == 2:
+                intervals[sym] = _pair_interval(sym, value)
+            else:
+                msg = (f"domain of {sym.name}={value!r} is not a range: give (lo, hi) for lo < {sym.name} < "
+                       "hi, an Interval, or range(lo, stop) for an integer")
+                raise InvalidArgument(msg)
+        extra += [c if isinstance(c, Constraint) else Constraint(sp.sympify(c)) for c in constraints]
+        return cls(intervals, integers, tuple(extra))
+
     @property
     def symbols(self) -> list[sp.Symbol]:
         """All symbols of the domain, integers first, in a stable order."""
@@ -212,6 +257,39 @@ def _random_rational(rng: random.Random, interval: Interval) -> float:
     margin = 0.01 * (hi - lo)
     value = rng.uniform(lo + margin, hi - margin)
     return round(value, 6)
+
+
+#: sampled values of an integer range: its ends and evenly spread values between (sums unroll L terms)
+_INTEGER_SAMPLES = 6
+
+
+def _integer_range(sym: sp.Symbol, values: range) -> tuple[tuple[int, tuple[int, ...]], int]:
+    """Return ``(minimum, sampled values)`` of ``range(lo, stop)``, and its largest value."""
+    if values.step != 1 or len(values) == 0:
+        msg = (f"domain of {sym.name}={values!r} must be a non-empty range with step 1, e.g. range(5, 50) "
+               f"for 5 <= {sym.name} <= 49")
+        raise InvalidArgument(msg)
+    lo, hi = values[0], values[-1]
+    count = min(_INTEGER_SAMPLES, len(values))
+    spread = sorted({lo + round(k * (hi - lo) / max(count - 1, 1)) for k in range(count)})
+    return (lo, tuple(spread)), hi
+
+
+def _pair_interval(sym: sp.Symbol, pair: Sequence) -> Interval:
+    """Return the open interval ``lo < sym < hi`` of a pair ``(lo, hi)``."""
+    if sym.is_integer:
+        msg = (f"domain of {sym.name}={tuple(pair)!r}: {sym.name} is an integer symbol; give "
+               f"range(lo, stop), e.g. range(5, 50) for 5 <= {sym.name} <= 49")
+        raise InvalidArgument(msg)
+    try:
+        lo, hi = (float(end) for end in pair)
+    except (TypeError, ValueError):
+        msg = f"domain of {sym.name}={tuple(pair)!r} must be two numbers (lo, hi), e.g. (0.01, 5)"
+        raise InvalidArgument(msg) from None
+    if not lo < hi:
+        msg = f"domain of {sym.name}=({lo:g}, {hi:g}) is empty; give lo < hi"
+        raise InvalidArgument(msg)
+    return Interval(lo, hi)
 
 
 def _reason(constraint: Constraint) -> str:

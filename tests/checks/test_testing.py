@@ -104,6 +104,40 @@ def test_assert_identity_reports_a_constant_ratio_and_refuses_undeclared_symbols
         assert_identity(w, w, DOMAIN, at={"w": 0.9})
 
 
+# ---- a plain mapping as the domain ------------------------------------------------------------
+
+MAPPED = {w: (0, 0.5), x: Interval(-1, 2, False, True), L: range(5, 10)}
+
+
+@given(point=points(MAPPED))
+def test_points_of_a_mapping_stay_in_its_ranges(point):
+    assert set(point) == {w, x, L}
+    assert 0 < point[w] < 0.5 and -1 <= point[x] < 2
+    assert isinstance(point[L], int) and 5 <= point[L] <= 9
+
+
+def test_a_mapping_domain_is_converted_once_with_the_ranges_as_written():
+    domain = Domain.from_mapping(MAPPED, constraints=[x + w < 1])
+    assert domain.intervals[w] == Interval(0, 0.5) and domain.intervals[x] == MAPPED[x]
+    assert domain.integers[L] == (5, (5, 6, 7, 8, 9))
+    assert domain.violations({L: 10}) and not domain.violations({L: 9})
+    assert not domain.contains({w: 0.4, x: 0.7})
+    assert Domain.from_mapping(domain) is domain
+    assert assert_identity(sp.sinh(2 * w), 2 * sp.sinh(w) * sp.cosh(w), {w: (0.01, 5)}).equal
+
+
+@pytest.mark.parametrize(("mapping", "message"), [
+    ({"w": (0, 1)}, "domain key 'w' must be a SymPy Symbol"),
+    ({w: (1, 0)}, r"domain of w=\(1, 0\) is empty"),
+    ({L: (5, 9)}, "L is an integer symbol; give range"),
+    ({L: range(5, 9, 2)}, "step 1"),
+    ({w: "small"}, r"give \(lo, hi\) for lo < w < hi"),
+])
+def test_a_mapping_domain_refuses_what_it_cannot_read(mapping, message):
+    with pytest.raises(InvalidArgument, match=message):
+        assert_identity(w, w, mapping)
+
+
 # ---- assert_agrees_with_montecarlo -------------------------------------------------------------
 
 GATE = sympy_integrand(X**2 * sp.exp(b * X * Y), [X, Y])  # E = (1 - b**2)**(-3/2)
