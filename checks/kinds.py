@@ -34,6 +34,7 @@ from typing import Any
 import sympy as sp
 
 from checks.claim import Context, Outcome
+from checks.status import Status, combine
 from derivations.core import Item, RegionInequality
 from derivations.domain import Constraint, Domain
 from derivations.errors import InvalidArgument
@@ -163,20 +164,27 @@ class ItemCheck:
                 (differing if self.canonical(formula.reading) else alternative).append(name)
             elif agreement.status != "exact" and self.canonical(formula.reading):
                 exact = False
+        canonical_ids = {i.id for i in item.inequalities if self.canonical(i.reading)}
         for inequality in item.inequalities:
             local = {s: v for s, v in fixed.items() if s in inequality.domain.symbols}
             margin = inequality.sample_margin(n_points=effort["inequality_points"], seed=ctx.seed, fixed=local)
             evidence["inequalities"][inequality.id] = {
                 "label": inequality.label, "description": inequality.description, "method": "sampling",
-                **margin.to_dict(),
+                **({"reading": dict(inequality.reading)} if inequality.reading else {}), **margin.to_dict(),
             }
             if not margin.holds:
-                failing.append(inequality.id.removeprefix(item.id + "."))
+                name = inequality.id.removeprefix(item.id + ".")
+                (failing if inequality.id in canonical_ids else alternative).append(name)
         certification = self.certification(ctx, item, fixed) if self.certify else []
         if certification:
             evidence["certification"] = certification
             for record in certification:
                 evidence["inequalities"][record["inequality"]]["certification"] = record["status"]
+                name = record["inequality"].removeprefix(item.id + ".")
+                if record["inequality"] not in canonical_ids and record["status"] == "fails" and name not in alternative:
+                    alternative.append(name)
+        # the canonical reading decides, for sampling and certification alike (checks.status)
+        deciding_certification = [r for r in certification if r["inequality"] in canonical_ids]
         mc_disagree, mc_records = [], []
         for check in self.monte_carlo:
             records = check.run(ctx)
@@ -191,11 +199,12 @@ class ItemCheck:
         if item.notes:
             evidence["notes"] = item.notes
         n_canonical = sum(self.canonical(f.reading) for f in item.formulas)
-        status, summary = decide(item, n_canonical, differing, failing, mc_disagree, certification, exact)
+        status, summary = decide(item, n_canonical, differing, failing, mc_disagree, deciding_certification, exact,
+                                 n_inequalities=len(canonical_ids))
         if outside:
             summary += f"; {len(outside)} inequalities have no point at the pinned parameters"
         if alternative:
-            summary += "; under other readings also differ: " + ", ".join(alternative[:4]) + (
+            summary += "; under other readings also differ or fail: " + ", ".join(alternative[:4]) + (
                 " …" if len(alternative) > 4 else "")
             evidence["differs_under_other_readings"] = alternative
         if mc_records:
@@ -208,15 +217,16 @@ class ItemCheck:
 
 def decide(
     item: Item, n_f: int, differing: list[str], failing: list[str], mc_disagree: list[str],
-    certification: Sequence[Mapping[str, Any]] = (), exact: bool = False,
+    certification: Sequence[Mapping[str, Any]] = (), exact: bool = False, n_inequalities: int | None = None,
 ) -> tuple[str, str]:
     """Status and one-line summary of a closed-form item with ``n_f`` displays in the canonical reading.
 
-    ``failing`` are the inequalities violated at a sampled point, ``certification`` the records of
-    :func:`certify_region_inequality` and ``exact`` whether every canonical display agreeing with
+    ``failing`` are the canonical inequalities violated at a sampled point, ``certification`` the
+    records of :func:`certify_region_inequality` of the canonical inequalities (``n_inequalities`` of
+    them; all of the item's by default) and ``exact`` whether every canonical display agreeing with
     its derivation was proven symbolically (the rules are in the module docstring).
     """
-    n_i = len(item.inequalities)
+    n_i = len(item.inequalities) if n_inequalities is None else n_inequalities
     short = lambda name: name.removeprefix(item.id + ".")  # noqa: E731
     by_status = {k: [short(r["inequality"]) for r in certification if r["status"] == k]
                  for k in ("certified", "fails", "undecided")}
@@ -242,16 +252,17 @@ def decide(
     if mc_disagree:
         # Monte-Carlo disagreeing with the derivation means the derivation (or the sampler) is wrong.
         parts.append("Monte-Carlo disagrees with the derivation: " + ", ".join(sorted(set(mc_disagree))))
-        return "inconclusive", "; ".join(parts)
+        return Status.INCONCLUSIVE.value, "; ".join(parts)
     if contradictions:
         parts.append("sampling and certification contradict each other on: " + ", ".join(contradictions))
-        return "inconclusive", "; ".join(parts)
-    if differing:
-        return "differs", "; ".join(parts)
-    if failing:
-        return "fails", "; ".join(parts)
+        return Status.INCONCLUSIVE.value, "; ".join(parts)
     all_certified = n_i > 0 and len(by_status["certified"]) == n_i and len(certification) == n_i
-    return ("certified" if all_certified and (exact or not n_f) else "holds"), "; ".join(parts)
+    # `certified` is a claim of interval arithmetic: an item needs certified inequalities for it, and
+    # its displays must then be proven exactly (symbolic zero), not at sampled points
+    proven = exact and n_i > 0
+    displays = [Status.DIFFERS if differing else (Status.CERTIFIED if proven else Status.HOLDS)] if n_f else []
+    inequalities = [Status.FAILS if failing else (Status.CERTIFIED if all_certified else Status.HOLDS)] if n_i else []
+    return combine([*displays, *inequalities]).value, "; ".join(parts)
 
 
 def region_missed(inequality: RegionInequality, fixed: Mapping[sp.Symbol, object]) -> str:

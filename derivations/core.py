@@ -300,7 +300,9 @@ class Margin:
 class RegionInequality:
     """A printed inequality ``lhs (<|<=) rhs`` between explicit functions on a region.
 
-    ``strict`` distinguishes ``<`` from ``<=``. The margin is ``rhs - lhs``.
+    ``strict`` distinguishes ``<`` from ``<=``. The margin is ``rhs - lhs``. ``reading`` names the
+    values of the reading flags the inequality is encoded under (empty: it holds under every reading);
+    only inequalities of the canonical reading decide a verdict.
     """
 
     id: str
@@ -311,6 +313,7 @@ class RegionInequality:
     strict: bool = False
     description: str = ""
     latex: str = ""
+    reading: Mapping[str, str] = field(default_factory=dict)
 
     def sample_margin(
         self,

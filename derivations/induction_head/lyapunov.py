@@ -221,6 +221,7 @@ def _eq17_chain(reading: str, gamma: sp.Expr) -> list[RegionInequality]:
             rhs,
             dom,
             description=f"{words}; {region}",
+            reading={"eq17_gamma": reading},
         )
         for name, (lhs, rhs, words) in steps.items()
     ]

@@ -42,7 +42,7 @@ SYMBOL_NAMES = {
 #: the canonical value of each reading flag (spec §2.10); a verdict is decided on these
 DEFAULT_READINGS = {
     "head1_range": "canonical", "ih_model_range": "canonical", "flow": "paper", "ih_loss": "exp_simplified",
-    "tokens": "gaussian", "init": "eq4", "value_layout": "separate", "ih_keys": "y",
+    "tokens": "gaussian", "init": "eq4", "value_layout": "separate", "ih_keys": "y", "eq17_gamma": "R",
 }
 
 #: the spec's sampled sequence lengths (§0.2 item 1)
