@@ -29,7 +29,7 @@ POINT_TOL = 1e-9
 
 
 def pointwise(run: Trajectory, mask: np.ndarray, lhs, rhs, *, relation: str = "<=", statement: str = "",
-              window: str = "", tol: float = POINT_TOL) -> dict[str, Any]:
+              window: str = "", tol: float = POINT_TOL, strict: bool = False) -> dict[str, Any]:
     """Test ``lhs relation rhs`` at the saved times of ``mask``; the worst point is the counterexample.
 
     ``lhs``/``rhs`` are arrays along ``run.t`` (or scalars). Returns the part record: ``status``,
@@ -43,7 +43,7 @@ def pointwise(run: Trajectory, mask: np.ndarray, lhs, rhs, *, relation: str = "<
     if not mask.any():
         return {"status": Status.OUTSIDE.value, **head, "n_points": 0, "reason": "window empty"}
     a, b, times = lhs[mask], rhs[mask], run.t[mask]
-    violated, undecided = compare(a, b, relation, rel_tol=tol)
+    violated, undecided = compare(a, b, relation, rel_tol=tol, strict=strict)
     sign = 1.0 if relation in ("<=", "<") else -1.0
     with np.errstate(invalid="ignore", over="ignore"):
         excess = np.where(np.isinf(a) & (a == b), 0.0, sign * (a - b))

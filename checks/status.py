@@ -90,13 +90,15 @@ def from_bool(holds: bool | None) -> Status:
     return Status.HOLDS if holds else Status.FAILS
 
 
-def compare(lhs, rhs, relation: str = "<=", *, rel_tol: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+def compare(lhs, rhs, relation: str = "<=", *, rel_tol: float = 0.0,
+            strict: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Pointwise ``lhs relation rhs`` with slack ``rel_tol·max(|lhs|, |rhs|)``, by the NaN rule.
 
     Returns (violated, undecided) boolean arrays: ``violated`` where both sides are numbers (±inf
     included) and the relation fails beyond the slack, ``undecided`` where either side is NaN.
-    ``relation`` is ``<=``, ``<``, ``>=`` or ``>`` (strict forms are tested as their weak forms at
-    the same slack: a computed value cannot resolve equality).
+    ``relation`` is ``<=``, ``<``, ``>=`` or ``>``; the strict forms are tested as their weak forms
+    at the same slack (a computed value cannot resolve equality) unless ``strict`` asks that
+    equality (within the slack) count as a violation.
     """
     from derivations.errors import InvalidArgument
 
@@ -109,7 +111,7 @@ def compare(lhs, rhs, relation: str = "<=", *, rel_tol: float = 0.0) -> tuple[np
         same_inf = np.isinf(a) & (a == b)
         excess = np.where(same_inf, 0.0, sign * (a - b))
         scale = np.where(np.isfinite(a) & np.isfinite(b), np.maximum(np.abs(a), np.abs(b)), 0.0)
-        violated = ~undecided & (excess > rel_tol * scale)
+        violated = ~undecided & ((excess >= -rel_tol * scale) if strict else (excess > rel_tol * scale))
     return violated, undecided
 
 

@@ -38,10 +38,13 @@ import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
+from checks import along
+from checks.status import Status
 from derivations.core import Agreement, Formula, _bound_symbols
 from derivations.domain import Domain, Interval
 from derivations.errors import InvalidArgument, NumericalTrouble, unknown_name
 from numerics.montecarlo import Estimate, MonteCarlo
+from numerics.trajectory import Trajectory
 
 __all__ = [
     "BoundAlong",
@@ -624,14 +627,23 @@ class BoundAlong:
         return asdict(self)
 
 
-def _trajectory(trajectory: Any) -> tuple[np.ndarray, np.ndarray]:
+def _trajectory(trajectory: Any, names: Sequence[str]) -> tuple[Trajectory, np.ndarray, list[str]]:
+    """The trajectory, its states as an (m, n_state) matrix in ``names`` order, and the state labels."""
+    if isinstance(trajectory, Trajectory):
+        labels = list(names) or [k for k, v in trajectory.states.items() if v.ndim == 1]
+        missing = [n for n in labels if n not in trajectory.states]
+        if missing:
+            msg = f"names={tuple(names)!r}: {missing} are not states of the trajectory ({list(trajectory.states)})"
+            raise InvalidArgument(msg)
+        y = np.column_stack([trajectory.states[n] for n in labels]) if labels else np.empty((len(trajectory), 0))
+        return trajectory, y, labels
     if hasattr(trajectory, "t") and hasattr(trajectory, "y"):
         t, y = trajectory.t, trajectory.y
     elif isinstance(trajectory, tuple | list) and len(trajectory) == 2:
         t, y = trajectory
     else:
-        msg = (f"trajectory={type(trajectory).__name__} must be a numerics.ode.Solution (with save_at) "
-               "or a pair (times, states)")
+        msg = (f"trajectory={type(trajectory).__name__} must be a numerics.trajectory.Trajectory, a "
+               "numerics.ode.Solution (with save_at) or a pair (times, states)")
         raise InvalidArgument(msg)
     t = np.asarray(t, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -641,7 +653,8 @@ def _trajectory(trajectory: Any) -> tuple[np.ndarray, np.ndarray]:
         msg = (f"trajectory has times of shape {t.shape} and states of shape {y.shape}; expected (m,) "
                "and (m, n_state) with m >= 1 (integrate with save_at=... to keep the states)")
         raise InvalidArgument(msg)
-    return t, y
+    labels = list(names) if len(names) == y.shape[1] else [f"y[{k}]" for k in range(y.shape[1])]
+    return Trajectory(t, {label: y[:, k] for k, label in enumerate(labels)}), y, labels
 
 
 def _margin_function(bound: Any, names: Sequence[str], time: str, params: Mapping, n_state: int):
@@ -696,8 +709,9 @@ def assert_bound_along(
     Parameters
     ----------
     trajectory
-        A :class:`numerics.ode.Solution` integrated with ``save_at`` (its ``t`` and ``y``), or a
-        pair ``(times (m,), states (m, n_state))``.
+        A :class:`numerics.trajectory.Trajectory` (its scalar states, or those in ``names``), a
+        :class:`numerics.ode.Solution` integrated with ``save_at`` (its ``t`` and ``y``), or a pair
+        ``(times (m,), states (m, n_state))``.
     bound
         A SymPy inequality in the state ``names``, the time symbol ``time`` and symbols given in
         ``params`` (e.g. ``u**2 + v**2 <= 1``), or a callable ``bound(t, y) -> margin`` that is
@@ -713,27 +727,30 @@ def assert_bound_along(
     Raises
     ------
     AssertionError
-        At the first violation's worst point: time, state and margin (a NaN margin is a violation).
+        At the worst point: time, state and margin. The test is the claims' own
+        (:func:`checks.along.pointwise`); a NaN margin decides nothing, so it is not a pass.
 
     Notes
     -----
     Only the saved times are checked: save densely enough for the question being asked.
     """
-    t, y = _trajectory(trajectory)
-    evaluate, shown = _margin_function(bound, names, time, dict(params or {}), y.shape[1])
-    margins = np.asarray(evaluate(t, y), dtype=np.float64)
+    run, y, labels = _trajectory(trajectory, names)
+    evaluate, shown = _margin_function(bound, labels if names or isinstance(trajectory, Trajectory) else names, time, dict(params or {}), y.shape[1])
+    margins = np.asarray(evaluate(run.t, y), dtype=np.float64)
     if strict is None:
         strict = isinstance(bound, sp.StrictLessThan | sp.StrictGreaterThan)
-    labels = list(names) if len(names) == y.shape[1] else [f"y[{k}]" for k in range(y.shape[1])]
+    # the claims' kind (checks.along): -margin <= 0 at every saved time, with the status algebra's NaN rule
+    part = along.pointwise(run, np.ones(run.t.size, dtype=bool), -margins, 0.0, tol=0.0, strict=strict,
+                           statement=shown)
     bad = np.isnan(margins)
     worst = int(np.flatnonzero(bad)[0]) if bad.any() else int(np.argmin(margins))
-    state = {label: float(v) for label, v in zip(labels, y[worst], strict=True)}
-    evidence = BoundAlong(int(t.size), float(t[worst]), float(margins[worst]), state)
-    ok = np.all(margins > 0) if strict else np.all(margins >= 0)
-    if not ok:
+    state = run.scalar_row(worst)
+    evidence = BoundAlong(int(run.t.size), float(run.t[worst]), float(margins[worst]), state)
+    if part["status"] != Status.HOLDS:
         n_bad = int(np.sum(~(margins > 0) if strict else ~(margins >= 0)))
         where = ", ".join(f"{k}={v:.10g}" for k, v in state.items())
-        msg = (f"bound {shown} violated at {n_bad}/{t.size} saved times; worst at t={t[worst]:.10g} "
-               f"({where}): margin {margins[worst]:.6g}")
+        undecided = "" if part["status"] == Status.FAILS else " (a NaN margin decides nothing: not a pass)"
+        msg = (f"bound {shown} violated at {n_bad}/{run.t.size} saved times{undecided}; worst at "
+               f"t={run.t[worst]:.10g} ({where}): margin {margins[worst]:.6g}")
         raise AssertionError(msg)
     return evidence

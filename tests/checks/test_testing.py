@@ -231,3 +231,16 @@ def test_assert_bound_along_names_the_violation():
         assert_bound_along(CIRCLE, lambda t, y: float("nan"))
     with pytest.raises(InvalidArgument, match="neither a state name"):
         assert_bound_along(CIRCLE, u <= sp.Symbol("c"), names=("u", "v"))
+
+
+def test_assert_bound_along_takes_the_trajectory_type():
+    """A numerics.trajectory.Trajectory (a claim's run) is checked by name, by the claims' own kind."""
+    from numerics.trajectory import Trajectory
+
+    u, v = sp.symbols("u v")
+    run = Trajectory(T, {"u": np.cos(T), "v": np.sin(T)}, {"loss": T})
+    assert assert_bound_along(run, u**2 + v**2 <= 1 + 1e-12).n_times == T.size
+    with pytest.raises(AssertionError, match="worst at t=2"):
+        assert_bound_along(run, u > 0)
+    with pytest.raises(InvalidArgument, match="not states"):
+        assert_bound_along(run, u > 0, names=("u", "w"))
