@@ -38,7 +38,7 @@ import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
-from checks import along
+from checks import agreement, along
 from checks.status import Status
 from derivations.core import Agreement, Formula, _bound_symbols
 from derivations.domain import Domain, Interval
@@ -408,7 +408,7 @@ def assert_agrees_with_montecarlo(
     n: int,
     seed: int = 0,
     params: Any = (),
-    k_se: float = 4.0,
+    k_se: float = agreement.K_SE,
     second_moment_finite: Callable[[Any], tuple[bool, str]] | None = None,
     allow_heavy_tail: bool | None = None,
 ) -> MonteCarloAgreement:
@@ -476,12 +476,9 @@ def assert_agrees_with_montecarlo(
                "error is not trustworthy; the second moment may be infinite. Check it, increase n, or "
                "pass allow_heavy_tail=True")
         raise NumericalTrouble(msg)
-    if estimate.se > 0:
-        z = (value - estimate.mean) / estimate.se
-    else:
-        z = 0.0 if value == estimate.mean else math.inf
-    evidence = MonteCarloAgreement(value, estimate, float(z), float(k_se), params)
-    if not estimate.agrees_with(value, k_se):
+    z = agreement.z_score(estimate, value)
+    evidence = MonteCarloAgreement(value, estimate, z, float(k_se), params)
+    if not agreement.agrees(estimate, value, k_se):
         msg = (f"closed form disagrees with Monte-Carlo at params={params!r}:\n"
                f"  closed form = {value:.10g}\n"
                f"  Monte-Carlo = {estimate.mean:.10g} ± {estimate.se:.3g} (n={n}, seed={seed})\n"
