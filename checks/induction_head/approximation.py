@@ -25,11 +25,10 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from checks.claim import Claim, Context, Outcome
+from checks.claim import Claim, Context, Outcome, Param
 from checks.registry import register
 from checks.scaling import loglog_fit, scaling_fit
 from derivations.domain import Domain, Interval
-from derivations.errors import InvalidArgument
 from derivations.induction_head import approximation as derived
 from derivations.induction_head.symbols import POSITIVE
 from numerics import approximation as ap
@@ -54,23 +53,6 @@ def _wstar(dim: int, norm: float) -> np.ndarray:
 
 def _rng(ctx: Context, *key: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(ctx.seed, spawn_key=tuple(int(k) for k in key)))
-
-
-def _axis(ctx: Context, name: str, quick: list, full: list) -> list:
-    """A grid axis; a pinned --param replaces it."""
-    if ctx.params.get(name) is not None:
-        return [ctx.params[name]]
-    return quick if ctx.quick else full
-
-
-def _readings(ctx: Context) -> tuple[str, ...]:
-    chosen = ctx.params.get("layer2_range")
-    if chosen is None:
-        return READINGS
-    if chosen not in READINGS:
-        raise InvalidArgument(f"layer2_range={chosen!r} is not one of {', '.join(READINGS)} "
-                              "(flag thm41_layer2_range: the target's range 2..L-1, or unmasked 1..L-1)")
-    return (chosen,)
 
 
 def _first(reading: str, n: int) -> int:
@@ -149,15 +131,14 @@ def check_thm41_bound(ctx: Context) -> Outcome:
     ascent, p ∈ {4, …, 12}, L ∈ {10, 50, 200}, both ``thm41_layer2_range`` readings. Holds when the
     measured sup never exceeds the bound on the canonical reading (the bound is derived for it).
     """
-    B, norm = float(ctx.params["B"]), float(ctx.params["wstar_norm"])
+    B, norm = float(ctx.value("B")), float(ctx.value("wstar_norm"))
     item = derived.item_thm41_bound()
     quick = ctx.quick
     formulas = {f.id: f.verify(n_points=8 if quick else 24, symbolic_seconds=2.0 if quick else 8.0, seed=ctx.seed)
                 for f in item.formulas}
     inequalities = {q.id: q.sample_margin(n_points=200 if quick else 4000, seed=ctx.seed) for q in item.inequalities}
-    ps = _axis(ctx, "p", [4, 8, 12], [4, 6, 8, 10, 12])
-    lengths = _axis(ctx, "L", [10, 200], [10, 50, 200])
-    rows = _thm41_sweep(ctx, ps, lengths, [int(ctx.params["d"])], _readings(ctx), norm, B)
+    ps, lengths, dim = ctx.grid("p"), ctx.grid("L"), int(ctx.value("d"))
+    rows = _thm41_sweep(ctx, ps, lengths, [dim], ctx.grid("layer2_range"), norm, B)
     readings = {}
     for reading in sorted({r["reading"] for r in rows}):
         sel = [r for r in rows if r["reading"] == reading]
@@ -171,11 +152,11 @@ def check_thm41_bound(ctx: Context) -> Outcome:
     status = "holds" if symbolic_ok and decisive["violations"] == 0 else ("fails" if decisive["violations"] else "differs")
     S_W = rows[0]["bound_constant_4B2_S_W"] / (4 * B**2)
     evidence = {
-        "params": {"d": ctx.params["d"], "B": B, "wstar_norm": norm}, "grid": {"p": ps, "L": lengths},
+        "params": {"d": ctx.value("d"), "B": B, "wstar_norm": norm}, "grid": {"p": ps, "L": lengths},
         "effort": _search_effort(ctx, max(lengths)) | {"budget": ctx.budget,
                                                           "note": "quick budget: p in {4,8,12}, L in {10,200}, 100 random draws "
                                                                   "(spec: 2000) and a short ascent" if quick else ""},
-        "wstar": _wstar(int(ctx.params["d"]), norm), "S_W": S_W, "symbolic": {k: v.to_dict() for k, v in formulas.items()},
+        "wstar": _wstar(dim, norm), "S_W": S_W, "symbolic": {k: v.to_dict() for k, v in formulas.items()},
         "inequalities": {k: v.to_dict() for k, v in inequalities.items()}, "readings": readings, "rows": rows,
         "decided_on_reading": {"thm41_layer2_range": canonical},
     }
@@ -198,11 +179,9 @@ def check_thm4_1(ctx: Context) -> Outcome:
     the ratio error·e^p must not grow along p (drift slope of log ratio against p, entered as
     log e^p, <= 0.15: log-error slope <= −0.85 at 95 %) nor along L, for every d.
     """
-    B, norm = float(ctx.params["B"]), float(ctx.params["wstar_norm"])
-    ps = _axis(ctx, "p", [1, 6, 12], list(range(1, 13)))
-    lengths = _axis(ctx, "L", [10, 200], [10, 50, 200, 1000])
-    dims = _axis(ctx, "d", [4], [1, 4, 16])
-    rows = _thm41_sweep(ctx, ps, lengths, [int(x) for x in dims], _readings(ctx), norm, B)
+    B, norm = float(ctx.value("B")), float(ctx.value("wstar_norm"))
+    ps, lengths, dims = ctx.grid("p"), ctx.grid("L"), ctx.grid("d")
+    rows = _thm41_sweep(ctx, ps, lengths, [int(x) for x in dims], ctx.grid("layer2_range"), norm, B)
     readings: dict[str, Any] = {}
     for reading in sorted({r["reading"] for r in rows}):
         per_d = {}
@@ -280,14 +259,14 @@ def check_thm4_3(ctx: Context) -> Outcome:
        power: it is contradicted when the error stalls (local exponent < 0.25 between the two
        largest H, error above 1e-10) and supported when the local exponent stays >= 1.
     """
-    K, L = int(ctx.params["K"]), int(ctx.params["L"])
-    beta_max, alpha_max = float(ctx.params["beta_max"]), float(ctx.params["alpha_max"])
-    norm = float(ctx.params["wstar_norm"])
-    ns = [int(x) for x in _axis(ctx, "n", [3], [2, 3, 4])]
-    dims = [int(x) for x in _axis(ctx, "d", [2], [1, 2, 3, 4])]
-    per_lag = [int(x) for x in _axis(ctx, "m", [1, 2, 4], [1, 2, 3, 4, 6])]
-    if ctx.params.get("H") is not None:
-        per_lag = sorted({max(1, int(ctx.params["H"]) // (n - 1)) for n in ns})
+    K, L = int(ctx.value("K")), int(ctx.value("L"))
+    beta_max, alpha_max = float(ctx.value("beta_max")), float(ctx.value("alpha_max"))
+    norm = float(ctx.value("wstar_norm"))
+    ns = [int(x) for x in ctx.grid("n")]
+    dims = [int(x) for x in ctx.grid("d")]
+    per_lag = [int(x) for x in ctx.grid("m")]
+    if ctx.is_pinned("H"):
+        per_lag = sorted({max(1, int(ctx.value("H")) // (n - 1)) for n in ns})
     fit_lags = sorted(set(range(1, max(ns))) | (set() if ctx.quick else set(range(1, 7))))
     fit_terms = max(max(per_lag), 4 if ctx.quick else 12)
     t0 = time.perf_counter()
@@ -302,8 +281,8 @@ def check_thm4_3(ctx: Context) -> Outcome:
         W = _wstar((n - 1) * dim, norm)
         # the theorem bounds no parameter: unconstrained kernels decide; bounded kernels (β <= beta_max,
         # |α| <= alpha_max) are reported beside them on the target range
-        variants = [(r, "unconstrained") for r in _readings(ctx)]
-        variants += [("target", "constrained")] if "target" in _readings(ctx) else []
+        variants = [(r, "unconstrained") for r in ctx.grid("layer2_range")]
+        variants += [("target", "constrained")] if "target" in ctx.grid("layer2_range") else []
         for layer2, kernels in variants:
             reading = layer2 if kernels == "unconstrained" else f"{layer2}, constrained kernels"
             model = ap.thm43_construction(L, {lag: table[kernels][lag][m] for lag in range(1, n)}, W, n,
@@ -398,7 +377,7 @@ def check_thm4_4(ctx: Context) -> Outcome:
     reconstruction against m and r. When the bases' Lipschitz norms grow with k the hypothesis
     of the theorem is not met and the verdict is ``outside-regime``.
     """
-    kappa = float(ctx.params["kappa"])
+    kappa = float(ctx.value("kappa"))
     n_grid = 200 if ctx.quick else 600
     n_terms = n_grid // 2  # g is the series cut where the grid still resolves cos(kπa)
     a, _, sig, bases = ap.cosine_kernel_pod(kappa, n_grid=n_grid, n_terms=n_terms)
@@ -407,8 +386,8 @@ def check_thm4_4(ctx: Context) -> Outcome:
     sigma_gap = float(np.max(np.abs(sig[:r_max] - ks ** -(1.0 + kappa)) / ks ** -(1.0 + kappa)))
     lip = [float(np.max(np.abs(np.diff(bases[:, k - 1]) / np.diff(a)))) for k in ks]
     lip_slope = loglog_fit(lip, {"k": ks})[0]["k"]
-    widths = [int(x) for x in _axis(ctx, "m", [16, 64, 256], [16, 32, 64, 128, 256, 512, 1024])]
-    ranks = [int(x) for x in _axis(ctx, "r", [2, 8], [1, 2, 4, 8, 16, 32])]
+    widths = [int(x) for x in ctx.grid("m")]
+    ranks = [int(x) for x in ctx.grid("r")]
     fine = np.linspace(-1, 1, 301)
     g_fine = ap.cosine_kernel(fine, fine, kappa, n_terms)
     errors = []
@@ -449,6 +428,11 @@ def check_thm4_4(ctx: Context) -> Outcome:
 
 # ----------------------------------------------------------------------------- registration
 
+_LAYER2 = Param("layer2_range", "target", quick=READINGS, choices=READINGS,
+                doc="flag thm41_layer2_range: layer 2 attends over the target's range s = n..t-1 (target) or "
+                    "s = 1..t-1 (unmasked); unpinned: both, the target reading decides")
+_B_NORM = (Param("B", 1.0, doc="tokens in [-B, B]^{d×L}"),
+           Param("wstar_norm", 2.0, doc="‖W*‖₂ (W* fixed per dimension)"))
 _THM41_DOMAIN = Domain({_p: Interval(0, 30), _B: Interval(0, 10), _norm: Interval(0, 20)},
                        {_L: (3, (10, 50, 200)), _d: (1, (1, 4, 16))})
 _STATEMENT_41 = (r"\text{[reconstructed, unconfirmed]}\ \exists C:\ D=2d,\ H=1,\ \text{layer 1: ALiBi slope }p^{(1,1)}"
@@ -466,16 +450,26 @@ register(Claim(
     statement=r"\|y_s-x_{s-1}\|_\infty\le2B\frac{e^{-p}-e^{-p(s-1)}}{1-e^{-p(s-1)}}\le2Be^{-p},\quad"
               r"\|\mathsf{IH}_2-\mathsf{TF}\|_\infty\le4B^2e^{-p}\sup_{\|x\|_\infty\le B}\|W^{\star\top}x\|_1"
               r"\le4B^3\|W^\star\|_{1,1}e^{-p}",
-    defaults={"p": None, "L": None, "d": 4, "B": 1.0, "wstar_norm": 2.0, "layer2_range": None},
+    params=(Param("p", quick=(4, 8, 12), full=(4, 6, 8, 10, 12), doc="layer-1 ALiBi slopes swept"),
+            Param("L", quick=(10, 200), full=(10, 50, 200), doc="sequence lengths swept"),
+            Param("d", 4, doc="token dimension"), *_B_NORM, _LAYER2),
     domain=_THM41_DOMAIN, cost=3, doc=check_thm41_bound.__doc__ or ""))
 register(Claim(
     "ih.thm4_1", PAPER, "—", "claim", check_thm4_1, label_alt="[F] Thm 4.1 / Thm A.1", statement=_STATEMENT_41,
-    defaults={"p": None, "L": None, "d": None, "B": 1.0, "wstar_norm": 2.0, "layer2_range": None},
+    params=(Param("p", quick=(1, 6, 12), full=tuple(range(1, 13)), doc="layer-1 ALiBi slopes swept"),
+            Param("L", quick=(10, 200), full=(10, 50, 200, 1000), doc="sequence lengths swept"),
+            Param("d", 4, full=(1, 4, 16), doc="token dimensions swept"), *_B_NORM, _LAYER2),
     domain=_THM41_DOMAIN, cost=4, doc=check_thm4_1.__doc__ or ""))
 register(Claim(
     "ih.thm4_3", PAPER, "—", "claim", check_thm4_3, label_alt="[F] Thm 4.3 / Thm A.2", statement=_STATEMENT_43,
-    defaults={"n": None, "d": None, "H": None, "m": None, "L": 24, "K": 400, "beta_max": 12.0, "alpha_max": 1000.0,
-              "wstar_norm": 2.0, "layer2_range": None},
+    params=(Param("n", 3, full=(2, 3, 4), doc="IH_n orders swept"),
+            Param("d", 2, full=(1, 2, 3, 4), doc="token dimensions swept"),
+            Param("H", doc="total heads; pinned: H/(n-1) heads per lag in place of the m grid"),
+            Param("m", quick=(1, 2, 4), full=(1, 2, 3, 4, 6), doc="heads per lag swept"),
+            Param("L", 24, doc="sequence length"), Param("K", 400, doc="lags k = 1..K of the kernel fits"),
+            Param("beta_max", 12.0, doc="constrained kernels: β <= beta_max"),
+            Param("alpha_max", 1000.0, doc="constrained kernels: |α| <= alpha_max"),
+            Param("wstar_norm", 2.0, doc="‖W*‖₂ (W* fixed per dimension)"), _LAYER2),
     domain=Domain({sp.Symbol("beta_max", positive=True): Interval(0, 100),
                    sp.Symbol("alpha_max", positive=True): Interval(0, 1e12), _norm: Interval(0, 20)},
                   {_n: (2, (2, 3, 4)), _d: (1, (1, 2, 3, 4)), _H: (1, (1, 2, 4)), sp.Symbol("m", integer=True): (1, (1, 2)),
@@ -483,6 +477,8 @@ register(Claim(
     cost=5, doc=check_thm4_3.__doc__ or ""))
 register(Claim(
     "ih.thm4_4", PAPER, "—", "claim", check_thm4_4, label_alt="[F] Thm 4.4 / Thm A.8, Def. A.7", statement=_STATEMENT_44,
-    defaults={"kappa": 1.0, "m": None, "r": None},
+    params=(Param("kappa", 1.0, doc="decay σ_k = k^-(1+κ) of g's POD"),
+            Param("m", quick=(16, 64, 256), full=(16, 32, 64, 128, 256, 512, 1024), doc="FFN widths swept"),
+            Param("r", quick=(2, 8), full=(1, 2, 4, 8, 16, 32), doc="POD ranks swept")),
     domain=Domain({_kappa: POSITIVE}, {sp.Symbol("m", integer=True): (1, (16,)), sp.Symbol("r", integer=True): (1, (2,))}),
     cost=1, doc=check_thm4_4.__doc__ or ""))

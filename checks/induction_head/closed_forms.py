@@ -18,7 +18,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from checks.claim import Claim, Context
+from checks.claim import Claim, Context, Param
 from checks.kinds import ItemCheck, MonteCarloCheck
 from checks.registry import register
 from numerics.models.induction_head import stage2_run
@@ -64,9 +64,13 @@ def _evaluate(expr: sp.Expr, point: dict[sp.Symbol, float]) -> float:
     return float(evaluator(expr, tuple(point))(point))
 
 
-def _points(ctx: Context, grid: dict[str, list], quick_take: int) -> list[dict[str, Any]]:
-    """The Monte-Carlo grid, with user-pinned parameters replacing their axis; quick runs take a subset."""
-    axes = {name: ([ctx.params[name]] if ctx.params.get(name) is not None else values) for name, values in grid.items()}
+def _axes(ctx: Context, *names: str) -> dict[str, list]:
+    """The Monte-Carlo axis of each named parameter: its pinned value alone, else its declared grid."""
+    return {name: ctx.grid(name) for name in names}
+
+
+def _points(ctx: Context, axes: dict[str, list], quick_take: int) -> list[dict[str, Any]]:
+    """The points of the product of ``axes`` (name -> values, in order); quick runs take an even subset."""
     from itertools import product
 
     points = [dict(zip(axes, combo, strict=True)) for combo in product(*axes.values())]
@@ -85,11 +89,10 @@ def mc_L_G4(law: str) -> Callable[[Context], list[dict[str, Any]]]:
     def run(ctx: Context) -> list[dict[str, Any]]:
         from numerics.models.induction_head import g4_loss_samples, token_sampler
 
-        grid = {"p": [0.01, 0.5, 2.0, 6.0], "g": [0.01, 0.3, 0.6], "L": [5, 40, 400], "alpha": [1.0]}
         printed_form = four_gram.L_G4_printed()
         derived_forms = {reading: four_gram.L_G4_derived(reading) for reading in ("canonical", "literal")}
         out = []
-        for point in _points(ctx, grid, 4):
+        for point in _points(ctx, _axes(ctx, "p", "g", "L", "alpha"), 4):
             L = int(point["L"])
             n = _mc_size(ctx, 100_000 if L < 100 else 20_000, 2_000_000 if L < 100 else 200_000)
             for reading, last in (("canonical", L - 1), ("literal", L - 2)):
@@ -111,13 +114,11 @@ def mc_L_IH2(law: str) -> Callable[[Context], list[dict[str, Any]]]:
     def run(ctx: Context) -> list[dict[str, Any]]:
         from numerics.models.induction_head import ih_exp_loss_samples, token_sampler
 
-        grid = {"L": [10, 40], "alpha": [1.0], "wstar": [0.3, 0.49],
-                "wh": [(0.01, 0.01), (0.2, 0.5), (0.3, 0.6), (0.49, 0.5)]}
-        if ctx.params.get("w") is not None or ctx.params.get("h") is not None:
-            grid["wh"] = [(ctx.params.get("w") or 0.3, ctx.params.get("h") or 0.5)]
+        axes = _axes(ctx, "L", "alpha", "wstar")
+        axes["wh"] = _wh_pairs(ctx, L_IH2_WH)
         derived_forms = {reading: ih_head.L_IH2_derived(reading, law) for reading in ("canonical", "literal")}
         out = []
-        for point in _points(ctx, grid, 4):
+        for point in _points(ctx, axes, 4):
             L = int(point["L"])
             w, h = point.pop("wh")
             point.update(w=w, h=h)
@@ -136,6 +137,19 @@ def mc_L_IH2(law: str) -> Callable[[Context], list[dict[str, Any]]]:
     return run
 
 
+#: the (w, h) pairs of the Monte-Carlo checks of Eq. (10), and of the large-L and Boolean checks
+L_IH2_WH = ((0.01, 0.01), (0.2, 0.5), (0.3, 0.6), (0.49, 0.5))
+LARGE_L_WH = ((0.01, 0.01), (0.01, 0.5), (0.25, 0.5), (0.4, 0.5))
+BOOLEAN_WH = ((0.01, 0.01), (0.01, 0.5), (0.3, 0.5), (0.45, 0.5))
+
+
+def _wh_pairs(ctx: Context, pairs: tuple) -> list[tuple[float, float]]:
+    """The joint (w, h) axis: ``pairs``, or the one pinned pair when w or h is pinned (the other at its default)."""
+    if ctx.is_pinned("w") or ctx.is_pinned("h"):
+        return [(ctx.value("w"), ctx.value("h"))]
+    return list(pairs)
+
+
 def _ih_guard(params: tuple) -> tuple[bool, str]:
     """Plain Monte-Carlo of the exp-simplified IH loss has finite variance only for 16w⁴, 16w*⁴ < 1."""
     w, _, _, wstar, _ = params
@@ -148,9 +162,8 @@ def mc_lemma7(ctx: Context) -> list[dict[str, Any]]:
     """Lemma 7 by 1-D quadrature in Y (every a in (-1, 1)) and guarded plain Monte-Carlo (|a| < 1/2)."""
     from numerics.models.induction_head import lemma7_samples
 
-    values = [ctx.params["a"]] if ctx.params.get("a") is not None else [-0.9, -0.45, 0.0, 0.3, 0.45, 0.9]
     out = []
-    for a in values:
+    for a in ctx.grid("a"):
         derived = float((1 - a * a) ** -0.5)
         quad = float(mpmath.quad(lambda y: mpmath.npdf(y) * mpmath.exp(a * a * y * y / 2), [-mpmath.inf, mpmath.inf]))
         record: dict[str, Any] = {"a": a, "quadrature": quad, "derived": derived,
@@ -173,9 +186,8 @@ def mc_lemma8(ctx: Context) -> list[dict[str, Any]]:
     """||π||² as the probability that two independent draws from the softmax coincide."""
     from numerics.models.induction_head import coincidence_samples
 
-    grid = {"p": [0.05, 0.5, 2.0], "L": [6, 40]}
     out = []
-    for point in _points(ctx, grid, 3):
+    for point in _points(ctx, _axes(ctx, "p", "L"), 3):
         L = int(point["L"])
         for reading, first, last in (("as_printed", 1, L - 1), ("canonical", 2, L - 1)):
             est = _estimate(lambda rng, size: rng.random((size, 2)), coincidence_samples,
@@ -190,10 +202,9 @@ def mc_lemma8(ctx: Context) -> list[dict[str, Any]]:
 def stage2_hitting_times(ctx: Context) -> dict[str, Any]:
     """The derived Stage-II flow integrated from θ(0) = σ under both flow modes, with its hitting times.
 
-    Defaults: D0 (L = 40, α* = 1, w* = 0.49, σ = 0.01); L, α*, w* follow --param. rtol 1e-10.
+    Defaults: D0 (L = 40, α* = 1, w* = 0.49, σ = 0.01); each follows --param. rtol 1e-10.
     """
-    L = int(ctx.params.get("L") or 40)
-    alpha, wstar, sigma = ctx.params.get("alpha") or 1.0, ctx.params.get("wstar") or 0.49, 0.01
+    L, alpha, wstar, sigma = int(ctx.value("L")), ctx.value("alpha"), ctx.value("wstar"), ctx.value("sigma")
     out = {}
     for flow in ("paper", "balanced"):
         solution, (g4, ih) = stage2_run(L, alpha, wstar, sigma, flow=flow)
@@ -240,60 +251,84 @@ def R_windows() -> dict[str, Any]:
 # ----------------------------------------------------------------------------- registration
 
 
-def _register(claim_id: str, label: str, label_alt: str, check: ItemCheck, symbols: tuple, domain: Domain,
-              statement: str = "", cost: float = 1.0) -> None:
-    check.default_readings = {**S.DEFAULT_READINGS, **check.default_readings}  # an item's own subject wins
-    defaults = {sym.name: None for sym in symbols}
-    register(Claim(claim_id, PAPER, label, "formula", check, statement=statement or check.build.__doc__ or "",
-                   label_alt=label_alt, defaults=defaults, domain=domain, doc=check.build.__doc__ or "", cost=cost))
+def _item(build: Callable, monte_carlo=(), readings: dict[str, str] | None = None, **options) -> ItemCheck:
+    """The check of a closed-form item decided on the paper's canonical readings (the item's own subject wins)."""
+    return ItemCheck(build, list(monte_carlo), default_readings={**S.DEFAULT_READINGS, **(readings or {})},
+                     **options)
 
 
+def _register(claim_id: str, label: str, label_alt: str, check: ItemCheck, params: tuple, domain: Domain,
+              cost: float = 1.0) -> None:
+    """Register a closed-form item (kind ``formula``; statement and doc: the item builder's docstring)."""
+    doc = check.build.__doc__ or ""
+    register(Claim(claim_id, PAPER, label, "formula", check, statement=doc, label_alt=label_alt, params=params,
+                   domain=domain, doc=doc, cost=cost))
+
+
+# A bare name is a symbol sampled over the item's domain (identities, inequalities); a pinned value
+# fixes it there. The Monte-Carlo cross-checks sweep the grids declared here and use the defaults
+# where they need one value.
+_MC_GRID = "Monte-Carlo grid (quick runs take an even subset of the product)"
+_WH_DOC = "Monte-Carlo: the (w, h) pairs of the code; a pinned w or h replaces them (the other at this default)"
 EQ10_DOMAIN = S.domain(S.L, S.w, S.wstar, S.h, S.alpha, constraints=S.EQ10_CONSTRAINTS)
+IH_MC_PARAMS = (Param("L", quick=(10, 40), doc=_MC_GRID), Param("w", 0.3, doc=_WH_DOC),
+                Param("wstar", quick=(0.3, 0.49), doc=_MC_GRID), Param("h", 0.5, doc=_WH_DOC),
+                Param("alpha", 1.0, doc="Monte-Carlo value"))
+D0_DOC = "the Stage-II flow's value (D0)"
+LARGE_L_PARAMS = (Param("w", 0.25, doc=_WH_DOC), Param("wstar", 0.49, doc="Monte-Carlo value"),
+                  Param("h", 0.5, doc=_WH_DOC), Param("alpha", 1.0, doc="Monte-Carlo value"))
+LARGE_L_GRID = {"quick": (40, 200), "full": (40, 200, 1000)}
 
 _register("ih.cf.M", "[W] C.2 Function II; C.3.1", "[F] App. B; C.1; Lemma D.4",
-          ItemCheck(four_gram.item_M), (S.L, S.p), S.domain(S.L, S.p))
+          _item(four_gram.item_M), ("L", "p"), S.domain(S.L, S.p))
 _register("ih.cf.m", "[W] C.2 Function II; C.3.1", "[F] App. B; C.1",
-          ItemCheck(four_gram.item_m), (S.L, S.p), S.domain(S.L, S.p))
+          _item(four_gram.item_m), ("L", "p"), S.domain(S.L, S.p))
 _register("ih.cf.softmax_derivative", "[W] C.2 Function III", "[F] App. B",
-          ItemCheck(four_gram.item_softmax_derivative), (S.L, S.p), S.domain(S.L, S.p))
+          _item(four_gram.item_softmax_derivative), ("L", "p"), S.domain(S.L, S.p))
 _register("ih.cf.lemma8", "[W] Lemma 8", "[F] Lemma D.4",
-          ItemCheck(four_gram.item_lemma8, [MonteCarloCheck("coincidence", mc_lemma8)]), (S.L, S.p),
+          _item(four_gram.item_lemma8, [MonteCarloCheck("coincidence", mc_lemma8)]),
+          (Param("L", quick=(6, 40), doc=_MC_GRID), Param("p", quick=(0.05, 0.5, 2.0), doc=_MC_GRID)),
           S.domain(S.L, S.p))
 # the m/M² and m(2p)/m(p) bounds need ~20-30 boxes per L (bisection down to the edge of the printed
 # choice of L), a few times the quick budget's share; the 1/M bounds close in a few boxes
 _register("ih.cf.ratios", "[W] C.3.1 Part I", "[F] C.1 Part I",
-          ItemCheck(four_gram.item_ratios, certify_options={
+          _item(four_gram.item_ratios, certify_options={
               f"{name}_xi.{side}": {"time_factor": 3.0}
               for name in ("m_over_M2", "m2p_over_mp") for side in ("lower", "upper")}),
-          (S.L, S.p), S.domain(S.L, S.p))
+          ("L", "p"), S.domain(S.L, S.p))
 _register("ih.cf.L_G4", "[W] Eq. (7)", "[F] Eq. (19)",
-          ItemCheck(four_gram.item_L_G4, [MonteCarloCheck("gaussian", mc_L_G4("gaussian")),
-                                          MonteCarloCheck("boolean", mc_L_G4("boolean"))]),
-          (S.L, S.p, S.g, S.alpha), S.domain(S.L, S.p, S.g, S.alpha))
+          _item(four_gram.item_L_G4, [MonteCarloCheck("gaussian", mc_L_G4("gaussian")),
+                                      MonteCarloCheck("boolean", mc_L_G4("boolean"))]),
+          (Param("L", quick=(5, 40, 400), doc=_MC_GRID), Param("p", quick=(0.01, 0.5, 2.0, 6.0), doc=_MC_GRID),
+           Param("g", quick=(0.01, 0.3, 0.6), doc=_MC_GRID), Param("alpha", 1.0, doc="Monte-Carlo value")),
+          S.domain(S.L, S.p, S.g, S.alpha))
 _register("ih.cf.flow_pg", "[W] C.3.1", "[F] C.1",
-          ItemCheck(four_gram.item_flow_pg), (S.L, S.p, S.g, S.alpha), S.domain(S.L, S.p, S.g, S.alpha))
+          _item(four_gram.item_flow_pg), ("L", "p", "g", "alpha"), S.domain(S.L, S.p, S.g, S.alpha))
 _register("ih.cf.lemma7", "[W] Lemma 7", "[F] Lemma D.3",
-          ItemCheck(ih_head.item_lemma7, [MonteCarloCheck("quadrature_and_mc", mc_lemma7)]), (S.a,),
+          _item(ih_head.item_lemma7, [MonteCarloCheck("quadrature_and_mc", mc_lemma7)]),
+          (Param("a", quick=(-0.9, -0.45, 0.0, 0.3, 0.45, 0.9), doc="quadrature and Monte-Carlo grid"),),
           S.domain(S.a))
 _register("ih.cf.stage1", "[W] App. C.2 (Stage I)", "[F] App. B",
-          ItemCheck(stage1.item_stage1), (S.ptilde, S.alpha, S.sigma),
+          _item(stage1.item_stage1), ("ptilde", "alpha", "sigma"),
           S.domain(S.ptilde, S.alpha, S.sigma, ptilde=Interval(0, 10)), cost=13)
 _register("ih.cf.L_IH2", "[W] C.3.2, Eq. (10)", "[F] C.2, Eq. (22)",
-          ItemCheck(ih_head.item_L_IH2, [MonteCarloCheck("gaussian", mc_L_IH2("gaussian"))]),
-          (S.L, S.w, S.wstar, S.h, S.alpha), EQ10_DOMAIN)
+          _item(ih_head.item_L_IH2, [MonteCarloCheck("gaussian", mc_L_IH2("gaussian"))]),
+          IH_MC_PARAMS, EQ10_DOMAIN)
 _register("ih.cf.flow_wh", "[W] C.3.2", "[F] C.2",
-          ItemCheck(ih_head.item_flow_wh, extra=lambda ctx, item: stage2_hitting_times(ctx)),
-          (S.L, S.w, S.wstar, S.h, S.alpha), EQ10_DOMAIN, cost=3)
+          _item(ih_head.item_flow_wh, extra=lambda ctx, item: stage2_hitting_times(ctx)),
+          (Param("L", 40, doc=D0_DOC), "w", Param("wstar", 0.49, doc=D0_DOC), "h", Param("alpha", 1.0, doc=D0_DOC),
+           Param("sigma", 0.01, doc="the Stage-II flow's initialisation θ(0) = σ (D0)")),
+          S.domain(S.L, S.w, S.wstar, S.h, S.alpha, S.sigma, constraints=S.EQ10_CONSTRAINTS), cost=3)
 _register("ih.cf.C_properties", "[W] C.3.2 Part II", "[F] C.2; Lemma D.6",
-          ItemCheck(lyapunov.item_C_properties), (S.x, S.wstar), S.domain(S.x, S.wstar))
+          _item(lyapunov.item_C_properties), ("x", "wstar"), S.domain(S.x, S.wstar))
 _register("ih.cf.lyapunov_uv", "[W] C.3.1 Part II", "[F] C.1 Part II",
-          ItemCheck(lyapunov.item_lyapunov_uv), (S.u, S.g, S.alpha), S.domain(S.u, S.g, S.alpha), cost=9)
+          _item(lyapunov.item_lyapunov_uv), ("u", "g", "alpha"), S.domain(S.u, S.g, S.alpha), cost=9)
 _register("ih.cf.lyapunov_vh", "[W] C.3.2 Step II.2", "[F] C.2 Step II.2",
-          ItemCheck(lyapunov.item_lyapunov_vh), (S.vstar, S.alpha), S.domain(S.vstar, S.alpha))
+          _item(lyapunov.item_lyapunov_vh), ("vstar", "alpha"), S.domain(S.vstar, S.alpha))
 _register("ih.cf.w_circ", "[W] C.3.2 (P1.3), Eq. (11)", "[F] C.2, Eq. (23)",
-          ItemCheck(ih_head.item_w_circ), (S.wstar,), S.domain(S.wstar))
+          _item(ih_head.item_w_circ), ("wstar",), S.domain(S.wstar))
 _register("ih.cf.R", "[W] C.3.2 Part II", "[F] C.2",
-          ItemCheck(ih_head.item_R, extra=lambda ctx, item: R_windows()), (S.wstar,), S.domain(S.wstar))
+          _item(ih_head.item_R, extra=lambda ctx, item: R_windows()), ("wstar",), S.domain(S.wstar))
 
 
 # ----------------------------------------------------------------------------- Lemma 6 (numeric property)
@@ -519,13 +554,13 @@ def check_xi(ctx: Context):
     """
     from checks.claim import Outcome
 
-    sigma = ctx.params.get("sigma") or 0.01
-    alpha = ctx.params.get("alpha") or 1.0
+    sigma, alpha = ctx.value("sigma"), ctx.value("alpha")
     definitions = four_gram.xi_definitions()
     L_min = _smallest_L(sigma)
-    lengths = sorted({int(ctx.params["L"])} if ctx.params.get("L") else {40, L_min})
+    lengths = sorted({int(ctx.value("L"))} if ctx.is_pinned("L") else {40, L_min})
     runs = []
     for L in lengths:
+        # w* = 0.49 only fills the (w, h) block: T_1^g and p(t) come from the (p, g) block, which w* does not enter
         solution, _ = stage2_run(L, alpha, 0.49, sigma, horizon=200.0)
         t1g = solution.event_times["T_1g"]
         if not np.isfinite(t1g):
@@ -576,7 +611,9 @@ def check_xi(ctx: Context):
 
 register(Claim("ih.cf.xi", PAPER, "[W] C.3.1 Part I (ξ_1…ξ_5, choice of L)", "formula", check_xi,
                statement=r"|\xi_1(p)|,\dots,|\xi_5(p)|\le0.0001,\ \forall t>T_1^g", label_alt="[F] C.1 Part I",
-               defaults={"L": None, "sigma": 0.01, "alpha": 1.0},
+               params=(Param("L", doc="unpinned: L = 40 (D0) and the smallest L meeting the printed choice at σ"),
+                       Param("sigma", 0.01, doc="σ_init of the (p, g) flow and of the printed choice of L"),
+                       Param("alpha", 1.0, doc="α* of the (p, g) flow")),
                domain=S.domain(S.L, S.sigma, S.alpha), doc=check_xi.__doc__ or "", cost=10))
 
 
@@ -592,16 +629,12 @@ def _large_L_records(ctx: Context, law: str) -> list[dict[str, Any]]:
     """
     from numerics.models.induction_head.controls import softmax_loss_estimate
 
-    lengths = [40, 200] if ctx.quick else [40, 200, 1000]
-    pairs = [(0.01, 0.01), (0.01, 0.5), (0.25, 0.5), (0.4, 0.5)]
-    if ctx.params.get("w") is not None or ctx.params.get("h") is not None:
-        pairs = [(ctx.params.get("w") or 0.25, ctx.params.get("h") or 0.5)]
-    wstar, alpha = ctx.params.get("wstar") or 0.49, ctx.params.get("alpha") or 1.0
+    wstar, alpha = ctx.value("wstar"), ctx.value("alpha")
     formula = derive_verify.softmax_largeL_stated(law)
     out = []
-    for w, h in pairs:
+    for w, h in _wh_pairs(ctx, LARGE_L_WH):
         by_L = []
-        for L in lengths:
+        for L in ctx.grid("L"):
             n = _mc_size(ctx, 50_000 if L <= 200 else 20_000, 2_000_000 if L <= 200 else 200_000)
             est = softmax_loss_estimate(L, w, h, alpha, wstar, n=n, seed=ctx.seed, tokens=law)
             value = _evaluate(formula, {S.w: w, S.h: h, S.alpha: alpha, S.wstar: wstar, S.L: L})
@@ -623,9 +656,9 @@ def mc_boolean_exp(ctx: Context) -> list[dict[str, Any]]:
     from numerics.models.induction_head import ih_exp_loss_samples, token_sampler
 
     out = []
-    wstar, alpha, L = ctx.params.get("wstar") or 0.49, ctx.params.get("alpha") or 1.0, 40
+    wstar, alpha, L = ctx.value("wstar"), ctx.value("alpha"), int(ctx.value("L"))
     derived = ih_head.L_IH2_derived("canonical", law="rademacher")
-    for w, h in [(0.01, 0.01), (0.01, 0.5), (0.3, 0.5), (0.45, 0.5)]:
+    for w, h in _wh_pairs(ctx, BOOLEAN_WH):
         est = _estimate(token_sampler(L, "boolean"), ih_exp_loss_samples, _mc_size(ctx, 50_000, 400_000),
                         ctx.seed, (w, h, alpha, wstar, L - 1))
         value = _evaluate(derived, {S.w: w, S.h: h, S.alpha: alpha, S.wstar: wstar, S.L: L})
@@ -634,16 +667,19 @@ def mc_boolean_exp(ctx: Context) -> list[dict[str, Any]]:
 
 
 _register("ih.dv.balanced_flow", "spec §4 (derived)", "—",
-          ItemCheck(derive_verify.item_balanced_flow, default_readings={"ih_loss": "exp_simplified"}),
-          (S.L, S.wstar, S.h, S.alpha), S.domain(S.L, S.wstar, S.h, S.alpha, constraints=S.EQ10_CONSTRAINTS[:1]))
+          _item(derive_verify.item_balanced_flow, readings={"ih_loss": "exp_simplified"}),
+          ("L", "wstar", "h", "alpha"), S.domain(S.L, S.wstar, S.h, S.alpha, constraints=S.EQ10_CONSTRAINTS[:1]))
 _register("ih.dv.softmax_loss", "spec §4 (derived)", "—",
-          ItemCheck(derive_verify.item_softmax_loss,
-                    [MonteCarloCheck("true_softmax_growing_L", lambda ctx: _large_L_records(ctx, "gaussian"))],
-                    default_readings={"ih_loss": "softmax_largeL", "flow": "balanced"}),
-          (S.L, S.w, S.wstar, S.h, S.alpha), EQ10_DOMAIN, cost=4)
+          _item(derive_verify.item_softmax_loss,
+                [MonteCarloCheck("true_softmax_growing_L", lambda ctx: _large_L_records(ctx, "gaussian"))],
+                readings={"ih_loss": "softmax_largeL", "flow": "balanced"}),
+          (Param("L", **LARGE_L_GRID, doc="the growing lengths of the large-L Monte-Carlo"), *LARGE_L_PARAMS),
+          EQ10_DOMAIN, cost=4)
 _register("ih.dv.boolean", "spec §4 (derived)", "—",
-          ItemCheck(derive_verify.item_boolean,
-                    [MonteCarloCheck("exp_simplified_L40", mc_boolean_exp),
-                     MonteCarloCheck("true_softmax_growing_L", lambda ctx: _large_L_records(ctx, "boolean"))],
-                    default_readings={"tokens": "boolean", "ih_loss": "softmax_largeL", "flow": "balanced"}),
-          (S.L, S.w, S.wstar, S.h, S.alpha), S.domain(S.L, S.w, S.wstar, S.h, S.alpha), cost=4)
+          _item(derive_verify.item_boolean,
+                [MonteCarloCheck("exp_simplified_L40", mc_boolean_exp),
+                 MonteCarloCheck("true_softmax_growing_L", lambda ctx: _large_L_records(ctx, "boolean"))],
+                readings={"tokens": "boolean", "ih_loss": "softmax_largeL", "flow": "balanced"}),
+          (Param("L", 40, **LARGE_L_GRID, doc="the exp-simplified Monte-Carlo's L; the large-L one sweeps"),
+           *LARGE_L_PARAMS),
+          S.domain(S.L, S.w, S.wstar, S.h, S.alpha), cost=4)

@@ -10,11 +10,13 @@ import math
 
 import numpy as np
 
-from checks.claim import Context, Outcome
+from checks.claim import Context, Outcome, Param
 from checks.induction_head.stage2_runs import (
-    MODEL_DEFAULTS,
+    MODEL_PARAMS,
+    at_values,
     combine,
     curve_evidence,
+    model_values,
     optimizer_runs,
     register_claim,
     run_curve,
@@ -84,7 +86,7 @@ def check_simplification_gap(ctx: Context) -> Outcome:
     hits = {k: phases.hits[k].t for k in ("T_I", "T_o", "T_w_half", "T_III")}
     grid = np.geomspace(max(curve.t[1], 1.0), curve.t[-1], 8 if ctx.quick else 16)
     times = sorted({0.0, *grid, *(v for v in hits.values() if math.isfinite(v))})
-    sgd_points = _gap_points(curve, ctx.params, times, n, ctx.seed)
+    sgd_points = _gap_points(curve, exp["params"], times, n, ctx.seed)
     t_half = hits["T_w_half"]
     window = [p for p in sgd_points if p["t"] <= (t_half if math.isfinite(t_half) else curve.t[-1])]
     worst = max(window, key=lambda p: abs(p["ratio"] - 1))
@@ -102,8 +104,8 @@ def check_simplification_gap(ctx: Context) -> Outcome:
     if "balanced" in exp["odes"]:
         ode = exp["odes"]["balanced"]
         ode_times = np.geomspace(1.0, ode.t[-1], 6 if ctx.quick else 12)
-        ode_points = _gap_points(ode, ctx.params, ode_times, n, ctx.seed)
-    simplified = _exp_simplified_along(curve, ctx.params)
+        ode_points = _gap_points(ode, exp["params"], ode_times, n, ctx.seed)
+    simplified = _exp_simplified_along(curve, exp["params"])
     softmax, se = np.asarray(curve.losses["L_IH2"]), np.asarray(curve.losses["L_IH2_se"])
     panels = [Panel("L_IH2 along the SGD trajectory", "L_IH2",
                     [Series("true softmax (SGD evaluation set)", curve.t, softmax, se, {"color": "C1"}),
@@ -123,7 +125,7 @@ def check_simplification_gap(ctx: Context) -> Outcome:
     summary = (f"{status}: max |L_exp/L_softmax - 1| on [0, T^w_1/2={t_half:.4g}] = {gap:.3g} ± {gap_se:.2g} "
                f"at t={worst['t']:.4g} (tolerance {GAP_TOLERANCE}); on the Phase-II plateau {plateau_gap:.3g}; "
                f"ratio at t=0 {sgd_points[0]['ratio']:.3g}, at the end {sgd_points[-1]['ratio']:.3g}")
-    evidence = {"setup": setup_evidence(ctx.params, exp["plan"], "gaussian"), "tolerance": GAP_TOLERANCE,
+    evidence = {"setup": setup_evidence(exp["params"], exp["plan"], "gaussian"), "tolerance": GAP_TOLERANCE,
                 "mc_samples_per_point": n, "window": [0.0, t_half], "hitting_times": hits,
                 "worst": {"gap": gap, "se": gap_se, "t": worst["t"]}, "sgd_points": sgd_points,
                 "phase_II_plateau": plateau.to_dict() if plateau else None, "max_gap_on_plateau": plateau_gap,
@@ -137,22 +139,22 @@ def check_ode_vs_sgd(ctx: Context) -> Outcome:
     """ih.exp.ode_vs_sgd: SGD against the paper ODE, balanced ODE and softmaxLL; T^w_{1/2} per curve.
 
     Configurations D0 and (w*, α*) ∈ {(0.3, 1), (0.49, 4)} (a pinned wstar or alpha replaces the
-    list). The hypothesis of spec §2.7 under test: online SGD follows the balanced flow. Decided
-    on softmaxLL (the balanced flow of the large-L true-softmax loss that SGD descends):
-    T^w_{1/2}(ODE)/T^w_{1/2}(SGD) within a factor FOLLOW_TOLERANCE = 1.15; inconclusive while the
-    softmaxLL ODE is unavailable. The paper and balanced (exp-simplified) ratios are reported.
-    At the quick budget only D0 runs (the others need 10⁵+ iterations to reach T^w_{1/2}).
+    list by the one pair, the other at its default). The hypothesis of spec §2.7 under test: online
+    SGD follows the balanced flow. Decided on softmaxLL (the balanced flow of the large-L
+    true-softmax loss that SGD descends): T^w_{1/2}(ODE)/T^w_{1/2}(SGD) within a factor
+    FOLLOW_TOLERANCE = 1.15; inconclusive while the softmaxLL ODE is unavailable. The paper and
+    balanced (exp-simplified) ratios are reported. At the quick budget only D0 runs (the others
+    need 10⁵+ iterations to reach T^w_{1/2}).
     """
-    base = dict(ctx.params)
-    configs = list(dict.fromkeys(
-        (w if base["wstar"] is None else base["wstar"], a if base["alpha"] is None else base["alpha"])
-        for w, a in ODE_VS_SGD_CONFIGS))
+    configs = list(ODE_VS_SGD_CONFIGS)
+    if ctx.is_pinned("wstar") or ctx.is_pinned("alpha"):
+        configs = [(ctx.value("wstar"), ctx.value("alpha"))]
     results, statuses, figures = {}, [], []
     chosen = configs[:1] if ctx.quick else configs
     for j, (wstar, alpha) in enumerate(chosen):
-        params = {**base, "wstar": wstar, "alpha": alpha}
-        sub = Context(params, ctx.budget, ctx.seed, ctx.workers, ctx.claim_id, ctx.artifacts,
-                      lambda f, m, j=j: ctx.report_progress((j + f) / len(chosen), m))
+        sub = at_values(ctx, lambda f, m, j=j: ctx.report_progress((j + f) / len(chosen), m), wstar=wstar,
+                        alpha=alpha)
+        params = model_values(sub)
         exp = stage2_experiment(sub, "gaussian", seeds_full=1, extend_full=True, until="T_w_half")
         sgd_half = exp["sgd_phases"][0].hits["T_w_half"].t
         times = {"SGD": sgd_half, **{m: p.hits["T_w_half"].t for m, p in exp["ode_phases"].items()}}
@@ -187,7 +189,7 @@ register_claim("ih.exp.simplification_gap", "spec §6.5 (supplementary; [W] C.3.
                "shows that w ≈ σ_init is maintained over a long period.", label_alt="[F] C.2", cost=8)
 register_claim("ih.exp.ode_vs_sgd", "spec §6.5 (supplementary; §2.7 flow modes)", "experiment", check_ode_vs_sgd,
                "Online SGD of the actual model (which trains w_Q and w_K separately) follows this [balanced] flow "
-               "(spec §2.7).", defaults={**MODEL_DEFAULTS, "wstar": None, "alpha": None}, cost=8)
+               "(spec §2.7).", cost=8)
 
 
 # ----------------------------------------------------------------------------- Stage I protocol
@@ -295,9 +297,9 @@ def check_stage1_protocol(ctx: Context) -> Outcome:
     """
     from numerics.models.induction_head.sgd import previous_token_weight, train_stage1
 
-    params = ctx.params
+    params = model_values(ctx)
     L0, sigma, alpha = int(params["L"]), params["sigma"], params["alpha"]
-    lengths = [L0] if ctx.quick else sorted({L0, *STAGE1_LENGTHS})
+    lengths = sorted({L0, *(int(L) for L in ctx.grid("L"))})
     flows, sgd_runs = {}, {}
     for L in lengths:
         for init in STAGE1_INITS:
@@ -394,4 +396,6 @@ def check_stage1_protocol(ctx: Context) -> Outcome:
 
 register_claim("ih.exp.stage1_protocol", "spec §6.5 (supplementary; [W] App. B.1 protocol, C.2)", "experiment",
                check_stage1_protocol, "p^{(1,1)} = +\\infty holds during Stage II (the analysis) vs Stage I trained "
-               "for 100,000 iterations (App. B.1)", label_alt="[F] App. B", cost=5)
+               "for 100,000 iterations (App. B.1)", label_alt="[F] App. B",
+               params=(Param("L", 40, full=STAGE1_LENGTHS, doc="D0; the full budget also runs the Stage-I flow at "
+                             "L = 40 and 200"), *(p for p in MODEL_PARAMS if p.name != "L")), cost=5)

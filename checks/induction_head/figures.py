@@ -9,12 +9,13 @@ on the run. Budgets and the shared machinery: ``checks.induction_head.stage2_run
 from __future__ import annotations
 
 import inspect
+import itertools
 import math
 from typing import Any
 
 import numpy as np
 
-from checks.claim import Context, Outcome
+from checks.claim import Context, Outcome, Param
 from checks.induction_head.stage2_runs import (
     combine,
     curve_evidence,
@@ -81,7 +82,7 @@ def check_fig1(ctx: Context) -> Outcome:
                f"{first['emergence_start']:.4g}, "
                f"T_III={first['T_III']:.4g}, {first['n_phases']} of 4 phases in order={first['phases_in_order']}"
                f" ({len(criteria)} seed(s), t_end={exp['plan']['lr'] * exp['plan']['iterations']:.4g})")
-    evidence = {"setup": setup_evidence(ctx.params, exp["plan"], "gaussian"), "criteria": criteria,
+    evidence = {"setup": setup_evidence(exp["params"], exp["plan"], "gaussian"), "criteria": criteria,
                 "curves": curve_evidence(exp), "ode_events": exp["ode_events"],
                 "ode_unavailable": exp["ode_missing"], "ratios_ode_over_sgd": exp["ratios"],
                 "sgd_mean_hitting_times": exp["sgd_mean_times"],
@@ -124,8 +125,8 @@ def check_fig3(ctx: Context) -> Outcome:
     worst = max((abs(math.log(r)) for r in finite), default=math.nan)
     summary = (f"{status}: Boolean/Gaussian " + ", ".join(f"{k}={c['ratio']:.3g}" for k, c in compared.items())
                + f"; largest factor {math.exp(worst):.3g} vs tolerance {FIG3_TOLERANCE}")
-    evidence = {"setup": {"gaussian": setup_evidence(ctx.params, gauss["plan"], "gaussian"),
-                          "boolean": setup_evidence(ctx.params, boole["plan"], "boolean")},
+    evidence = {"setup": {"gaussian": setup_evidence(gauss["params"], gauss["plan"], "gaussian"),
+                          "boolean": setup_evidence(boole["params"], boole["plan"], "boolean")},
                 "ratios_boolean_over_gaussian": compared, "tolerance_factor": FIG3_TOLERANCE,
                 "reported_not_deciding": reported,
                 "phases": phase_status,
@@ -155,7 +156,8 @@ register_claim("ih.fig3", "[W] Fig. 3 (App. B.2)", "figure", check_fig3, FIG3_ST
 
 # ----------------------------------------------------------------------------- Fig. 4 (D = 100, GD vs Adam)
 
-FIG4_READINGS = [(t, s) for t in ("linear", "squared") for s in ("matrix", "vector")]
+#: the readings fig4_target × fig4_dp_shape (the first of each is canonical)
+FIG4_TARGETS, FIG4_SHAPES = ("linear", "squared"), ("matrix", "vector")
 #: quick proxy of Fig. 4: a smaller D and a short run (the paper's 100,000 iterations take ~10-20 min per run)
 FIG4_QUICK = {"D": 10, "iterations": 1000, "batch": 50, "log_every": 20, "eval_size": 1000}
 FIG4_FULL = {"D": 100, "iterations": 100_000, "batch": 1000, "log_every": 100, "eval_size": 20_000}
@@ -209,13 +211,14 @@ def check_fig4(ctx: Context) -> Outcome:
                        {"missing": "numerics.models.induction_head.highdim.train_highdim"})
     plan = dict(FIG4_QUICK if ctx.quick else FIG4_FULL)
     for name in ("D", "iterations", "batch"):
-        if ctx.params.get(name) is not None:
-            plan[name] = int(ctx.params[name])
-    default = (ctx.params["fig4_target"], ctx.params["fig4_dp_shape"])
-    readings = [default] if ctx.quick else [default] + [r for r in FIG4_READINGS if r != default]
+        plan[name] = int(ctx.grid(name)[0])
+    default = (ctx.value("fig4_target"), ctx.value("fig4_dp_shape"))
+    readings = [default] + [r for r in itertools.product(ctx.grid("fig4_target"), ctx.grid("fig4_dp_shape"))
+                            if r != default]
     options = inspect.signature(highdim.train_highdim).parameters
     full_length = plan["iterations"] >= FIG4_FULL["iterations"]
-    gstar, hstar, wstar = target_constants(ctx.params)
+    model = {name: ctx.value(name) for name in ("L", "alpha", "wstar", "sigma")}
+    gstar, hstar, wstar = target_constants(model)
     results, figures = {}, []
     for j, (target, shape) in enumerate(readings):
         curves, phases = {}, {}
@@ -224,8 +227,7 @@ def check_fig4(ctx: Context) -> Outcome:
             kwargs = {"D": plan["D"], "target": target, "dp_shape": shape, "optimizer": optimizer,
                       "lr": FIG4_LR[optimizer], "iterations": plan["iterations"], "batch": plan["batch"],
                       "seed": ctx.seed, "log_every": plan["log_every"], "eval_size": plan["eval_size"],
-                      "L": ctx.params["L"], "alpha": ctx.params["alpha"], "wstar": ctx.params["wstar"],
-                      "sigma": ctx.params["sigma"],
+                      **model,
                       "progress": lambda f, m, s=share: ctx.report_progress(s + f / (2 * len(readings)), m)}
             run = highdim.train_highdim(**{k2: v for k2, v in kwargs.items() if k2 in options})
             curves[optimizer] = run_curve(f"{'GD' if optimizer == 'sgd' else 'Adam'}", run)
@@ -260,5 +262,16 @@ register_claim("ih.fig4", "[W] Fig. 4 (App. B.3)", "figure", check_fig4,
                "In both scenarios, the learning process begins with the 4-gram pattern, followed by a gradual "
                "learning phase of the induction head mechanism. Notably, within the given number of iterations, GD "
                "remains stuck in the plateau, whereas Adam successfully escapes that plateau.",
-               defaults={"L": 40, "alpha": 1.0, "wstar": 0.49, "sigma": 0.01, "D": None, "iterations": None,
-                    "batch": None, "fig4_target": "linear", "fig4_dp_shape": "matrix"}, cost=6)
+               params=(Param("L", 40, doc="D0"), Param("alpha", 1.0, doc="D0"), Param("wstar", 0.49, doc="D0"),
+                       Param("sigma", 0.01, doc="D0"),
+                       Param("D", FIG4_QUICK["D"], full=(FIG4_FULL["D"],),
+                             doc="token dimension: quick proxy 10, full the paper's 100 (App. B.3)"),
+                       Param("iterations", FIG4_QUICK["iterations"], full=(FIG4_FULL["iterations"],),
+                             doc="iterations per optimiser: quick proxy 1000, full the paper's 100,000"),
+                       Param("batch", FIG4_QUICK["batch"], full=(FIG4_FULL["batch"],),
+                             doc="minibatch size: quick proxy 50, full the paper's 1000"),
+                       Param("fig4_target", FIG4_TARGETS[0], full=FIG4_TARGETS, choices=FIG4_TARGETS,
+                             doc="flag fig4_target; the full budget also reports the other reading"),
+                       Param("fig4_dp_shape", FIG4_SHAPES[0], full=FIG4_SHAPES, choices=FIG4_SHAPES,
+                             doc="flag fig4_dp_shape; the full budget also reports the other reading")),
+               cost=6)

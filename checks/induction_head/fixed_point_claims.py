@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from checks.claim import Claim, Context, Outcome
+from checks.claim import Claim, Context, Outcome, Param
 from checks.registry import register
 from derivations.induction_head import symbols as S
 from numerics.differences import central_jacobian
@@ -173,9 +173,7 @@ def printed_matrices(ctx: Context, L: int, alpha: float, wstar: float) -> dict[s
 
 def check_fixed_point(ctx: Context) -> Outcome:
     """ih.fixed_point: enumerate the stationary points of the Stage-II flow per block and mode; classify them."""
-    L = int(ctx.params.get("L") or 40)
-    alpha = float(ctx.params.get("alpha") or 1.0)
-    wstar = float(ctx.params.get("wstar") or 0.49)
+    L, alpha, wstar = int(ctx.value("L")), float(ctx.value("alpha")), float(ctx.value("wstar"))
     hs = 1 / (1 + alpha)
     pg = {r: pg_block(L, alpha, r) for r in ("canonical", "literal")}
     wh: dict[str, Any] = {}
@@ -214,6 +212,7 @@ def check_fixed_point(ctx: Context) -> Outcome:
 register(Claim("ih.fixed_point", PAPER, "[W] §3.2", "claim", check_fixed_point,
                statement=r"\text{GF has a unique fixed point } w_{V_1}=\frac{\alpha^\star}{1+\alpha^\star},\ "
                          r"w_{V_2}=\frac{1}{1+\alpha^\star},\ p=+\infty,\ w_{KQ}=w^\star\text{, a global minimizer of (3)}",
-               label_alt="[F] §5.2", defaults={"L": 40, "alpha": 1.0, "wstar": 0.49},
+               label_alt="[F] §5.2",
+               params=(Param("L", 40, doc="D0"), Param("alpha", 1.0, doc="D0"), Param("wstar", 0.49, doc="D0")),
                domain=S.domain(S.L, S.alpha, S.wstar, constraints=S.EQ10_CONSTRAINTS[:1]),
                doc=check_fixed_point.__doc__ or "", cost=3))

@@ -21,19 +21,30 @@ from typing import Any
 
 import numpy as np
 
-from checks.claim import Claim, Context, Outcome
-from checks.induction_head.ih_proof_runs import MODES, choice, combine, ih_run
+from checks.claim import Claim, Context, Outcome, Param
+from checks.induction_head.ih_proof_runs import MODES, combine, ih_run
 from checks.registry import register
 from checks.scaling import scaling_fit
-from derivations.errors import InvalidArgument
 from derivations.induction_head import symbols as S
 
 PAPER = "ih"
-G_I_FULL = {"L": [40, 400, 4000, 40000], "alpha": [0.5, 1.0, 2.0, 4.0, 8.0], "sigma": [1e-2, 1e-4, 1e-6]}
-G_I_QUICK = {"L": [40, 400, 4000], "alpha": [1.0], "sigma": [1e-2]}
 IH_MODES = ("paper", "balanced", "softmaxLL")
-DEFAULTS = {"L": None, "alpha": None, "sigma": None, "wstar": 0.49, "flow": None, "head1_range": None,
-            "ih_model_range": "canonical", "sgd": None}
+RANGES = ("canonical", "literal")
+#: G_I (spec) swept over L × α* × σ, the IH modes and head-1 ranges; the defaults are D0, where the SGD
+#: comparison runs
+PARAMS = (
+    Param("L", 40, quick=(40, 400, 4000), full=(40, 400, 4000, 40000), doc="G_I lengths; the SGD run's L"),
+    Param("alpha", 1.0, full=(0.5, 1.0, 2.0, 4.0, 8.0), doc="G_I values of α*; the SGD run's α*"),
+    Param("sigma", 0.01, full=(1e-2, 1e-4, 1e-6), doc="G_I values of σ_init; the SGD run's σ"),
+    Param("wstar", 0.49, doc="w*"),
+    Param("flow", "paper", quick=IH_MODES, choices=IH_MODES,
+          doc="IH mode of the (h, w) flow; unpinned: every mode, paper decides"),
+    Param("head1_range", "canonical", quick=RANGES, choices=RANGES,
+          doc="flag head1_range of the (p, g) flow; unpinned: both, canonical decides"),
+    Param("ih_model_range", "canonical", choices=RANGES, doc="flag ih_model_range of the (h, w) flow"),
+    Param("sgd", 0, full=(1,), choices=(0, 1),
+          doc="1: run SGD of the actual model at (L, α*, σ, w*); unpinned: quick 0, full 1"),
+)
 
 
 def hypotheses(L: int, alpha: float, sigma: float) -> dict[str, bool]:
@@ -114,19 +125,13 @@ def point(L: int, alpha: float, sigma: float, wstar: float, mode: str, ih_model_
     return rec
 
 
-def _grid(ctx: Context, quick=G_I_QUICK, full=G_I_FULL) -> list[dict[str, Any]]:
-    axes = quick if ctx.quick else full
-    axes = {k: choice(ctx, k, axes[k]) for k in ("L", "alpha", "sigma")}
+def _grid(ctx: Context) -> list[dict[str, Any]]:
+    axes = {k: ctx.grid(k) for k in ("L", "alpha", "sigma")}
     return [dict(zip(axes, c, strict=True)) for c in itertools.product(*axes.values())]
 
 
 def _readings(ctx: Context) -> list[tuple[str, str, str]]:
-    modes = choice(ctx, "flow", list(IH_MODES))
-    ranges = choice(ctx, "head1_range", ["canonical", "literal"])
-    for m in modes:
-        if m not in IH_MODES:
-            raise InvalidArgument(f"flow={m!r} is not one of {', '.join(IH_MODES)}")
-    ih_range = ctx.params.get("ih_model_range") or "canonical"
+    modes, ranges, ih_range = ctx.grid("flow"), ctx.grid("head1_range"), ctx.value("ih_model_range")
     pairs = [(m, ih_range, h) for h in ranges for m in modes]
     if ctx.quick:
         pairs = [p for p in pairs if p[2] == ranges[0] or p[0] == modes[0]]
@@ -135,7 +140,7 @@ def _readings(ctx: Context) -> list[tuple[str, str, str]]:
 
 def _records(ctx: Context) -> list[dict[str, Any]]:
     out = []
-    wstar = float(ctx.params.get("wstar") or 0.49)
+    wstar = float(ctx.value("wstar"))
     readings = _readings(ctx)
     grid = _grid(ctx)
     for i, (cfg, (mode, rng, h1)) in enumerate(itertools.product(grid, readings)):
@@ -147,13 +152,17 @@ def _records(ctx: Context) -> list[dict[str, Any]]:
 
 
 def _sgd_d0(ctx: Context, tokens: str = "gaussian") -> dict[str, Any]:
-    """SGD of the actual model at D0 (η = 0.1, B = 1000): T_I^min of the run and L_IH2(T_I)/L_IH2(0)."""
+    """SGD of the actual model (η = 0.1, B = 1000): T_I^min of the run and L_IH2(T_I)/L_IH2(0).
+
+    At D0 (L = 40, α* = 1, σ = 0.01, w* = 0.49) unless the user pinned one of them.
+    """
     from numerics.models.induction_head.sgd import Stage2Config, train_stage2
 
-    tI, _ = t_I(40, 1.0, 0.01)
+    L, alpha, sigma = int(ctx.value("L")), float(ctx.value("alpha")), float(ctx.value("sigma"))
+    tI, _ = t_I(L, alpha, sigma)
     iterations = int(math.ceil(1.3 * tI / 0.1))
-    run = train_stage2(Stage2Config(L=40, alpha=1.0, wstar=0.49, sigma=0.01, tokens=tokens), lr=0.1, batch=1000,
-                       iterations=iterations, seed=ctx.seed, log_every=20)
+    config = Stage2Config(L=L, alpha=alpha, wstar=float(ctx.value("wstar")), sigma=sigma, tokens=tokens)
+    run = train_stage2(config, lr=0.1, batch=1000, iterations=iterations, seed=ctx.seed, log_every=20)
     g4, ih, se = run.losses["L_G4"], run.losses["L_IH2"], run.losses["L_IH2_se"]
     hit = np.flatnonzero(g4 <= 0.01 * g4[0])
     if not hit.size:
@@ -167,8 +176,7 @@ def _sgd_d0(ctx: Context, tokens: str = "gaussian") -> dict[str, Any]:
 
 
 def _want_sgd(ctx: Context) -> bool:
-    flag = ctx.params.get("sgd")
-    return (not ctx.quick) if flag is None else bool(flag)
+    return bool(ctx.grid("sgd")[0])
 
 
 def check_phase1(ctx: Context) -> Outcome:
@@ -214,7 +222,7 @@ def check_phase1(ctx: Context) -> Outcome:
 
 
 def check_phase1_ratio(ctx: Context) -> Outcome:
-    """ih.exp.phase1_ratio: L_IH2(T_I^min)/L_IH2(0) against L (G_I) per IH mode, and the SGD value at L = 40."""
+    """ih.exp.phase1_ratio: L_IH2(T_I^min)/L_IH2(0) against L (G_I) per IH mode, and the SGD value at D0."""
     records = _records(ctx)
     table: dict[str, list[dict[str, Any]]] = {}
     for r in records:
@@ -233,7 +241,7 @@ def check_phase1_ratio(ctx: Context) -> Outcome:
         by_L.setdefault(x["L"], []).append(x["ratio"])
     summary = (f"{canon_key}: ratio L_IH2(T_I)/L_IH2(0) by L: "
                + ", ".join(f"L={L}: [{min(v):.3g}, {max(v):.3g}]" for L, v in sorted(by_L.items()))
-               + ("" if isinstance(sgd, str) else f"; SGD at L=40: {sgd[0].get('L_IH2_ratio')}"))
+               + ("" if isinstance(sgd, str) else f"; SGD at L={int(ctx.value('L'))}: {sgd[0].get('L_IH2_ratio')}"))
     return Outcome(status, summary, {"ratios": table, "sgd_D0": sgd,
                                      "decision": "ratio ≥ 0.99 at every canonical point meeting the hypotheses"},
                    figures)
@@ -269,9 +277,9 @@ def _domain():
 register(Claim("ih.thm4.phase1", PAPER, "[W] Thm 4 Phase I; C.4", "claim", check_phase1,
                statement=r"T_{\rm I}=\mathcal O(1):\ \mathcal L_{G_4}(\theta(T_{\rm I}))\le0.01\,\mathcal L_{G_4}"
                          r"(\theta(0)),\ \mathcal L_{IH_2}(\theta(T_{\rm I}))\ge0.99\,\mathcal L_{IH_2}(\theta(0))",
-               label_alt="[F] Thm 5.5; C.3", defaults=dict(DEFAULTS), domain=_domain(),
+               label_alt="[F] Thm 5.5; C.3", params=PARAMS, domain=_domain(),
                doc=check_phase1.__doc__ or "", cost=4))
 register(Claim("ih.exp.phase1_ratio", PAPER, "spec §6.5 (supplementary)", "experiment", check_phase1_ratio,
                statement=r"\mathcal L_{IH_2}(T_{\rm I}^{\min})/\mathcal L_{IH_2}(0)\ \text{against}\ L",
-               label_alt="—", defaults=dict(DEFAULTS), domain=_domain(), doc=check_phase1_ratio.__doc__ or "",
+               label_alt="—", params=PARAMS, domain=_domain(), doc=check_phase1_ratio.__doc__ or "",
                cost=3))

@@ -15,7 +15,7 @@ frequent wikitext-2 tokens). This check runs a proxy of a different data set ins
   fig2_loss_positions = all) can fall below log(vocab) on the second half only through an
   induction head, which is the mechanism the paper's figure is about;
 * optimiser: online SGD, fresh batches every step; learning rate 0.5 and initialisation 0.03 by
-  default (the paper: 0.1 and 0.01; see ``DEFAULTS``), both overridable with ``--param``.
+  default (the paper: 0.1 and 0.01; see ``PARAMS``), both overridable with ``--param``.
 
 It evaluates the spec's qualitative acceptance criteria on the proxy run:
 
@@ -37,7 +37,7 @@ import math
 
 import numpy as np
 
-from checks.claim import Claim, Context, Outcome
+from checks.claim import Claim, Context, Outcome, Param
 from checks.registry import register
 from derivations.errors import InvalidArgument
 
@@ -53,33 +53,29 @@ PAPER_SETTING = {
     "epochs": 1500,
     "hardware": "1 H100 (App. B §1) / 1 A100 (App. B.1)",
 }
-#: proxy sizes per budget; ``None`` parameters take these
-BUDGETS = {
-    "quick": {"vocab": 8, "d_model": 16, "ffn": 32, "half": 8, "steps": 1200},
-    "full": {"vocab": 8, "d_model": 16, "ffn": 32, "half": 8, "steps": 8000},
-}
-#: lr 0.5 and init 0.03 instead of the paper's 0.1 and 0.01: with the paper's values the tiny proxy
-#: stays on its plateau for thousands of steps (measured: no escape within 3,000 steps even at lr 1.0,
-#: init 0.01), beyond the CPU budget; ``--param lr=0.1 --param init=0.01`` runs the paper's values.
-DEFAULTS = {
-    "vocab": None,
-    "d_model": None,
-    "ffn": None,
-    "half": None,
-    "steps": None,
-    "lr": 0.5,
-    "init": 0.03,
-    "slope_init": 0.01,
-    "batch": 32,
-    "positions": "all",
-}
+#: the proxy's parameters. lr 0.5 and init 0.03 instead of the paper's 0.1 and 0.01: with the paper's
+#: values the tiny proxy stays on its plateau for thousands of steps (measured: no escape within 3,000
+#: steps even at lr 1.0, init 0.01), beyond the CPU budget; ``--param lr=0.1 --param init=0.01`` runs
+#: the paper's values.
+PARAMS = (
+    Param("vocab", 8, doc="proxy vocabulary size"),
+    Param("d_model", 16, doc="proxy width"),
+    Param("ffn", 32, doc="proxy FFN width"),
+    Param("half", 8, doc="tokens repeated: each sequence is `half` iid tokens, then the same again"),
+    Param("steps", 1200, full=(8000,), doc="SGD steps (the budget's: 1200 quick, 8000 full)"),
+    Param("lr", 0.5, doc="SGD learning rate (paper: 0.1)"),
+    Param("init", 0.03, doc="weight initialisation scale (paper: 0.01)"),
+    Param("slope_init", 0.01, doc="initial ALiBi slope of every head"),
+    Param("batch", 32, doc="minibatch size"),
+    Param("positions", "all", choices=("all", "last"),
+          doc="flag fig2_loss_positions: the loss over every next-token position, or the last only"),
+)
 
 
 def _settings(ctx: Context) -> dict:
-    chosen = dict(BUDGETS[ctx.budget])
-    for name, value in ctx.params.items():
-        if value is not None:
-            chosen[name] = value
+    # steps is the budget's one value (its grid per budget), the others their pinned or declared value
+    chosen = {p.name: ctx.value(p.name) for p in PARAMS}
+    chosen["steps"] = ctx.grid("steps")[0]
     for name in ("vocab", "d_model", "ffn", "half", "steps", "batch"):
         if int(chosen[name]) != chosen[name] or chosen[name] < 1:
             raise InvalidArgument(f"{name}={chosen[name]} must be a positive integer")
@@ -284,7 +280,7 @@ register(
             "additionally, as W_K, W_Q are learned, the loss escapes that plateau."
         ),
         label_alt="[F] — (wikitext-2 experiment)",
-        defaults=DEFAULTS,
+        params=PARAMS,
         cost=15,
         doc=__doc__ or "",
     )

@@ -17,15 +17,13 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from checks.claim import Claim, Context, Outcome
-from checks.induction_head.ih_proof_runs import choice, combine
+from checks.claim import Claim, Context, Outcome, Param
+from checks.induction_head.ih_proof_runs import combine
 from checks.registry import register
 from derivations.induction_head import symbols as S
 from derivations.induction_head import tails
 
 PAPER = "ih"
-G_S1_FULL = {"L": [5, 10, 40, 100, 200, 300, 1000], "sigma": [1e-1, 1e-2, 1e-3]}
-G_S1_QUICK = {"L": [10, 40], "sigma": [1e-2]}
 INITS = ("c2", "eq4")
 #: the asymptotic form is tested where K·t ≥ this at the horizon (e^{-p̃} ≤ 1 %)
 ASYMPTOTIC_KT = 100.0
@@ -53,9 +51,7 @@ def _stage1(L: int, alpha: float, sigma: float, init: str, horizon: float = 1e7)
 
 
 def _grid(ctx: Context) -> list[tuple[int, float, str]]:
-    axes = G_S1_QUICK if ctx.quick else G_S1_FULL
-    Ls, sigmas = choice(ctx, "L", axes["L"]), choice(ctx, "sigma", axes["sigma"])
-    inits = choice(ctx, "init", list(INITS))
+    Ls, sigmas, inits = ctx.grid("L"), ctx.grid("sigma"), ctx.grid("init")
     return [(int(L), float(s), i) for L in Ls for s in sigmas for i in inits]
 
 
@@ -84,13 +80,16 @@ def _record(L: int, alpha: float, sigma: float, init: str) -> dict[str, Any]:
 
 
 def _sgd_agreement(ctx: Context, alpha: float, sigma: float) -> dict[str, Any]:
-    """SGD of the Stage-I model (L = 40, B = 1000, η = 0.1, 20,000 steps) against the ODE at t = 500…2000 (spec)."""
+    """SGD of the Stage-I model (L = 40, B = 1000, η = 0.1, 20,000 steps) against the ODE at t = 500…2000 (spec).
+
+    L, σ and α* are the claim's values (pinned, else the defaults: L = 40, σ = 0.01, α* = 1).
+    """
     from numerics.models.induction_head.sgd import train_stage1
 
-    L = 40
+    L = int(ctx.value("L"))
     checkpoints = np.array([500.0, 1000.0, 1500.0, 2000.0])
     out = {}
-    for init in choice(ctx, "init", list(INITS)):
+    for init in ctx.grid("init"):
         iterations = int(round(checkpoints[-1] / 0.1))
         run = train_stage1(L, sigma, init=init, lr=0.1, batch=1000, iterations=iterations, seed=ctx.seed,
                            log_every=iterations // 4, alpha=alpha)
@@ -107,16 +106,16 @@ def _sgd_agreement(ctx: Context, alpha: float, sigma: float) -> dict[str, Any]:
 
 def check_lemma2(ctx: Context) -> Outcome:
     """ih.lemma2: lim_{t→∞} p^{(1,1)}(t) = +∞ in Stage I (the exact flow of p̃, G_S1 to t = 1e7)."""
-    alpha = float(ctx.params.get("alpha") or 1.0)
+    alpha = float(ctx.value("alpha"))
     records = [_record(L, alpha, s, i) for (L, s, i) in _grid(ctx)]
     parts = []
     for r in records:
         diverges = r["K"] > 0 and (not r["asymptotic_regime"] or abs(r["e_ptilde_velocity_over_K_end"] - 1) <= RATE_TOL)
         r["status"] = "holds" if r["monotone"] and diverges else "fails"
         parts.append(r["status"])
-    canon = [r for r in records if r["init"] == (ctx.params.get("init") or "c2")]
+    canon = [r for r in records if r["init"] == ctx.value("init")]
     status = combine(r["status"] for r in canon)
-    sgd = _sgd_agreement(ctx, alpha, float(ctx.params.get("sigma") or 0.01)) if _want_sgd(ctx) else \
+    sgd = _sgd_agreement(ctx, alpha, float(ctx.value("sigma"))) if _want_sgd(ctx) else \
         "not run (--param sgd=1 to run; full budget runs it)"
     worst = min(canon, key=lambda r: r["ptilde_end"])
     summary = (f"p̃ increases monotonically in {sum(r['monotone'] for r in records)} of {len(records)} runs; "
@@ -133,8 +132,7 @@ def check_lemma2(ctx: Context) -> Outcome:
 
 
 def _want_sgd(ctx: Context) -> bool:
-    flag = ctx.params.get("sgd")
-    return (not ctx.quick) if flag is None else bool(flag)
+    return bool(ctx.grid("sgd")[0])
 
 
 @functools.cache
@@ -151,7 +149,7 @@ def _rate_symbolic(lengths: tuple[int, ...]) -> dict[str, Any]:
 def check_stage1_rate(ctx: Context) -> Outcome:
     """ih.dv.stage1_rate: -dL^I/dp̃ = K e^{-p̃} + O(e^{-2p̃}), so p̃(t) = ln(e^{p̃(0)} + Kt) + o(1)."""
     symbolic = _rate_symbolic((5,) if ctx.quick else (5, 7, 9))
-    alpha = float(ctx.params.get("alpha") or 1.0)
+    alpha = float(ctx.value("alpha"))
     records = [_record(L, alpha, s, i) for (L, s, i) in _grid(ctx)]
     tested = [r for r in records if r["asymptotic_regime"]]
     ok_sym = all(v["agree"] for v in symbolic.values())
@@ -209,7 +207,7 @@ def _flow_conservation(ctx: Context) -> list[dict[str, Any]]:
     from numerics.ode import Tolerance, integrate
 
     field, _ = _pair_field()
-    L, alpha, wstar, sigma = 40, 1.0, 0.49, float(ctx.params.get("sigma") or 0.01)
+    L, alpha, wstar, sigma = int(ctx.value("L")), ctx.value("alpha"), ctx.value("wstar"), float(ctx.value("sigma"))
     horizon = 3000.0 if ctx.quick else 20000.0
     save = np.linspace(0, horizon, 301)
     out = []
@@ -235,12 +233,13 @@ def _sgd_step(ctx: Context) -> dict[str, Any]:
     from numerics.models.induction_head.sgd import Stage2Config, batch_gradient, train_stage2
     from numerics.models.induction_head.tokens import draw_tokens
 
-    config = Stage2Config(L=40, alpha=1.0, wstar=0.49, sigma=0.01)
+    config = Stage2Config(L=int(ctx.value("L")), alpha=ctx.value("alpha"), wstar=ctx.value("wstar"),
+                          sigma=ctx.value("sigma"))
     rng = np.random.default_rng(np.random.SeedSequence(ctx.seed))
     rows = []
     for wq, wk in ((0.3, 0.1), (0.05, 0.4), (0.2, -0.25)):
         theta = np.array([0.0, 1.0, 0.5, 0.4, wq, wk])
-        X = draw_tokens(rng, 1000, 40, "gaussian")
+        X = draw_tokens(rng, 1000, config.L, "gaussian")
         _, grad = batch_gradient(theta, X, config)
         eta = 0.1
         G = grad[4] / wk  # ∂L/∂w_Q = w_K ∂L/∂P
@@ -282,15 +281,33 @@ def _domain():
     return S.domain(S.L, S.alpha, S.sigma)
 
 
+#: G_S1 (spec): the Stage-I runs swept over L × σ × init; the SGD comparison of ih.lemma2 runs at the defaults
+_SIGMA = Param("sigma", 0.01, full=(1e-1, 1e-2, 1e-3), doc="σ_init of the Stage-I runs (G_S1)")
+_ALPHA = Param("alpha", 1.0, doc="α*")
+_INIT = Param("init", "c2", quick=INITS, choices=INITS,
+              doc="flag init: θ(0) of Stage I (c2 canonical here, eq4 Eq. (4)); unpinned: both, c2 decides")
+
+
 register(Claim("ih.lemma2", PAPER, "[W] Lemma 2", "claim", check_lemma2,
                statement=r"\lim_{t\to\infty}p^{(1,1)}(t)=+\infty", label_alt="[F] Lemma 5.3",
-               defaults={"L": None, "sigma": None, "alpha": 1.0, "init": None, "sgd": None}, domain=_domain(),
+               params=(Param("L", 40, quick=(10, 40), full=(5, 10, 40, 100, 200, 300, 1000),
+                             doc="lengths of the Stage-I runs (G_S1); the SGD comparison's L"),
+                       _SIGMA, _ALPHA, _INIT,
+                       Param("sgd", 0, full=(1,), choices=(0, 1),
+                             doc="1: compare SGD of the Stage-I model with the flow; unpinned: quick 0, full 1")),
+               domain=_domain(),
                doc=check_lemma2.__doc__ or "", cost=3))
 register(Claim("ih.dv.stage1_rate", PAPER, "spec §4 (derived)", "derive", check_stage1_rate,
                statement=r"\tilde p(t)=\ln\big(e^{\tilde p(0)}+Kt\big)+o(1),\ K=g^\star\sigma\pi_{L-1}-\sigma^2"
                          r"\Big(\sum_{s=3}^{L-1}\pi_s^2-\sum_{s=2}^{L-2}\pi_s\pi_{s+1}\Big)",
-               label_alt="—", defaults={"L": None, "sigma": None, "alpha": 1.0, "init": None}, domain=_domain(),
+               label_alt="—",
+               params=(Param("L", quick=(10, 40), full=(5, 10, 40, 100, 200, 300, 1000),
+                             doc="lengths of the Stage-I runs (G_S1)"), _SIGMA, _ALPHA, _INIT),
+               domain=_domain(),
                doc=check_stage1_rate.__doc__ or "", cost=2))
 register(Claim("ih.lemma3", PAPER, "[W] Lemma 3 (Lemma 5)", "claim", check_lemma3,
                statement=r"|w_Q^{(2,2)}(t)|^2\equiv|w_K^{(2,2)}(t)|^2", label_alt="[F] Lemma 5.4 (Lemma C.1)",
-               defaults={"sigma": 0.01}, domain=S.domain(S.sigma), doc=check_lemma3.__doc__ or "", cost=4))
+               params=(Param("sigma", 0.01, doc="initial scale of w_Q, w_K, h"), Param("L", 40, doc="D0"),
+                       Param("alpha", 1.0, doc="D0"), Param("wstar", 0.49, doc="D0")),
+               domain=S.domain(S.L, S.alpha, S.wstar, S.sigma, constraints=S.EQ10_CONSTRAINTS[:1]),
+               doc=check_lemma3.__doc__ or "", cost=4))

@@ -19,13 +19,14 @@ A run that ends before a phase can be seen makes the check ``inconclusive``, nev
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import math
 from typing import Any
 
 import numpy as np
 
-from checks.claim import Claim, Context
+from checks.claim import Claim, Context, Param
 from checks.phases import HITTING_TIMES, Curve, Phases, detect_phases, ratios
 from checks.plots import MODE_STYLES, Panel, Series
 from checks.registry import register
@@ -39,16 +40,40 @@ ODE_MODES = {"paper": ("paper", "exp_simplified"), "balanced": ("balanced", "exp
 #: the protocol of [W] App. B.1 (full budget) and the quick proxy (module docstring)
 FULL = {"batch": 1000, "iterations": 100_000, "log_every": 100, "eval_size": 100_000}
 QUICK = {"batch": 32, "log_every": 250, "eval_size": 2000, "max_iterations": 45_000, "past_T_III": 1.2}
-MODEL_DEFAULTS = {"L": 40, "alpha": 1.0, "wstar": 0.49, "sigma": 0.01, "lr": 0.1, "batch": None,
-                  "iterations": None, "head1_range": "canonical", "ih_model_range": "canonical", "ih_keys": "y"}
+#: the model at D0 with the canonical readings, and the optimiser; the flags' choices are the model's
+MODEL_PARAMS = (
+    Param("L", 40, doc="D0"), Param("alpha", 1.0, doc="D0"), Param("wstar", 0.49, doc="D0"),
+    Param("sigma", 0.01, doc="D0: the initialisation scale of θ(0)"),
+    Param("lr", 0.1, doc="learning rate η ([W] App. B.1); time t = η × iteration"),
+    Param("batch", QUICK["batch"], full=(FULL["batch"],),
+          doc="minibatch size: the budget's (quick proxy 32, full the paper's 1000)"),
+    Param("iterations", FULL["iterations"],
+          doc="planned unless pinned: quick 1.2 × the needed event time of the balanced flows / η (at most "
+              "45,000), full the paper's 100,000 (extended for configurations that need longer)"),
+    Param("head1_range", "canonical", choices=("canonical", "literal"), doc="flag head1_range"),
+    Param("ih_model_range", "canonical", choices=("canonical", "literal", "mixed"), doc="flag ih_model_range"),
+    Param("ih_keys", "y", choices=("y", "x_prev"), doc="flag ih_keys: head 2's keys y_s or x_{s-1}"),
+)
 DOMAIN = S.domain(S.L, S.alpha, S.wstar, S.sigma)
 
 
 def register_claim(claim_id: str, label: str, kind: str, check, statement: str, *, label_alt: str = "",
-                   defaults: dict | None = None, cost: float) -> None:
+                   params: tuple = MODEL_PARAMS, cost: float) -> None:
+    """Register a figure or experiment claim of this paper (the model's domain; doc: the check's docstring)."""
     register(Claim(claim_id, PAPER, label, kind, check, statement=statement, label_alt=label_alt,
-                   defaults=dict(MODEL_DEFAULTS if defaults is None else defaults), domain=DOMAIN,
-                   doc=check.__doc__ or "", cost=cost))
+                   params=params, domain=DOMAIN, doc=check.__doc__ or "", cost=cost))
+
+
+def model_values(ctx: Context) -> dict[str, Any]:
+    """The model's parameters and readings (``MODEL_PARAMS``) as ``ctx`` has them: pinned, else the defaults."""
+    return {p.name: ctx.value(p.name) for p in MODEL_PARAMS}
+
+
+def at_values(ctx: Context, progress=None, **values) -> Context:
+    """``ctx`` at one configuration of a check's own sweep: ``values`` read as pinned by ``ctx.value``."""
+    pinned = {**ctx.pinned, **values}
+    return dataclasses.replace(ctx, params={n: pinned.get(n, p.default) for n, p in ctx.declared.items()},
+                               pinned=pinned, progress=ctx.progress if progress is None else progress)
 
 
 # ----------------------------------------------------------------------------- runs and curves
@@ -139,7 +164,7 @@ def plan_budget(ctx: Context, t_needed: float, seeds_full: int, extend_full: boo
     100,000 iterations (for experiments whose configurations are slower than Fig. 1's).
     ``t_needed`` is the later time of the needed event in the balanced and softmaxLL ODEs.
     """
-    lr = float(ctx.params["lr"])
+    lr = float(ctx.value("lr"))
     if not (math.isfinite(lr) and lr > 0):
         msg = f"lr={lr} must be a finite positive number"
         raise InvalidArgument(msg)
@@ -161,8 +186,8 @@ def plan_budget(ctx: Context, t_needed: float, seeds_full: int, extend_full: boo
             plan["iterations"] = int(math.ceil(QUICK["past_T_III"] * t_needed / lr / 1000) * 1000)
             plan["note"] += f"; extended to {plan['iterations']} iterations (1.2 x the needed event time)"
     for name in ("batch", "iterations"):
-        if ctx.params.get(name) is not None:
-            value = ctx.params[name]
+        if ctx.is_pinned(name):
+            value = ctx.value(name)
             if int(value) != value or value < 1:
                 msg = f"{name}={value} must be a positive integer"
                 raise InvalidArgument(msg)
@@ -249,7 +274,7 @@ def stage2_experiment(ctx: Context, tokens: str, seeds_full: int, share=(0.0, 1.
     """
     from numerics.models.induction_head.stage2 import time_scale
 
-    params = ctx.params
+    params = model_values(ctx)
     gstar, hstar, wstar = target_constants(params)
     scale = time_scale(params["L"], params["alpha"], params["wstar"], params["sigma"])
     odes, events, missing = ode_set(params, 60 * scale, tokens)

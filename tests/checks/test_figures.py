@@ -5,11 +5,11 @@ import math
 import numpy as np
 import pytest
 
-from checks.claim import Context
 from checks.induction_head import experiments as E
 from checks.induction_head import figures as F
 from checks.induction_head import stage2_runs as R
 from checks.plots import Panel, Series, save_panels
+from checks.registry import load_all
 
 
 @pytest.mark.parametrize("init", ["c2", "eq4"])
@@ -43,7 +43,7 @@ def test_stage1_trajectory_solves_the_flow():
 
 
 def test_ode_curve_carries_the_integrator_events():
-    params = dict(R.MODEL_DEFAULTS)
+    params = {p.name: p.default for p in R.MODEL_PARAMS}
     curve, events = R.ode_curve(params, "balanced", 5e3)
     assert curve.t[0] == 0.0 and np.all(np.diff(curve.t) > 0)
     assert set(events) >= {"T_I", "T_o", "T_III"}
@@ -73,8 +73,8 @@ def test_save_panels_writes_a_png(tmp_path):
 
 @pytest.mark.slow
 def test_a_run_too_short_to_leave_the_plateau_is_never_decided(tmp_path):
-    params = {**R.MODEL_DEFAULTS, "iterations": 300, "batch": 20}
-    outcome = F.check_fig1(Context(params, "quick", 0, claim_id="ih.fig1", artifacts=tmp_path))
+    ctx = load_all()["ih.fig1"].context({"iterations": 300, "batch": 20}, budget="quick", artifacts=tmp_path)
+    outcome = F.check_fig1(ctx)
     assert outcome.status == "inconclusive"
     assert outcome.evidence["setup"]["iterations"] == 300
     assert all(p.endswith(".png") for p in outcome.figures)
