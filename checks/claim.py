@@ -37,6 +37,8 @@ from derivations.domain import Domain
 from derivations.errors import InternalError, InvalidArgument, NumericalTrouble
 
 BUDGETS = ("quick", "full")
+#: prerequisite states that are always broken: its check crashed, or it did not run on a broken base
+CRASHED, NOT_RUN = "crashed", "not-run"
 
 
 @dataclass(frozen=True)
@@ -339,14 +341,15 @@ class Claim:
         """Run the check and return its verdict (timing, parameters and replay command included).
 
         ``prerequisites`` maps the id of each claim in ``requires`` that has run to its status, or to
-        ``"crashed"``; a broken one (see ``broken_by``) gives an ``inconclusive`` verdict saying so.
+        ``"crashed"``/``"not-run"``; a broken one (those two, or a status in ``broken_by``) gives an
+        ``inconclusive`` verdict saying so, and the runner passes ``"not-run"`` on to its dependents.
         """
         overrides = dict(overrides or {})
         ctx = self.context(overrides, budget=budget, seed=seed, workers=workers, artifacts=artifacts,
                            progress=progress)
         start = time.perf_counter()
         broken = {cid: st for cid, st in (prerequisites or {}).items()
-                  if cid in self.requires and (st == "crashed" or st in self.broken_by)}
+                  if cid in self.requires and (st in (CRASHED, NOT_RUN) or st in self.broken_by)}
         if broken:
             text = "; ".join(f"{cid} {st}" for cid, st in broken.items())
             outcome = Outcome(Status.INCONCLUSIVE, f"not run: a prerequisite is broken ({text})",

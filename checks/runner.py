@@ -23,12 +23,10 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
-from checks.claim import BUDGETS, Claim, Verdict
+from checks.claim import BUDGETS, CRASHED, NOT_RUN, Claim, Verdict
 from checks.registry import load_all, select
 from derivations.errors import InternalError, InvalidArgument, close_matches, unknown_name
 
-#: the status a dependent receives for a prerequisite whose check crashed
-CRASHED = "crashed"
 
 
 @dataclass(frozen=True)
@@ -250,7 +248,12 @@ def execute(
 
     def record(cid: str, result: tuple) -> None:
         results[cid] = result
-        statuses[cid] = result[1].status if result[0] == "ok" else CRASHED
+        if result[0] != "ok":
+            statuses[cid] = CRASHED
+        elif "broken_prerequisites" in result[1].evidence:
+            statuses[cid] = NOT_RUN  # skipped on a broken base: broken for its own dependents too
+        else:
+            statuses[cid] = result[1].status
         tick(Tick(cid, len(results), total))
 
     def job(cid: str) -> tuple:

@@ -168,7 +168,9 @@ def test_a_failing_prerequisite_makes_its_dependents_inconclusive_without_runnin
     assert mid.evidence["broken_prerequisites"] == {"t.req.base": "fails"}
     assert "t.req.base fails" in other.summary
     assert "t.req.mid" not in _ran(claims.calls) and "t.req.other" not in _ran(claims.calls)
-    assert top.status in STATUSES
+    # a claim skipped on a broken base is broken for its own dependents: the break runs down the chain
+    assert top.status == "inconclusive" and top.evidence["broken_prerequisites"] == {"t.req.mid": "not-run"}
+    assert "t.req.top" not in _ran(claims.calls)
 
 
 def test_a_crashing_prerequisite_is_a_bug_and_its_dependent_is_inconclusive(claims, capsys):
