@@ -28,7 +28,7 @@ import json
 import shlex
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import InitVar, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -275,12 +275,7 @@ class Claim:
     doc: str = ""
     #: rough relative run time at the quick budget, so that parallel runs start the long claims first
     cost: float = 1.0
-    # TRANSITIONAL (removed when every paper module declares Params): the old mapping of defaults
-    defaults_: InitVar[Mapping[str, Any] | None] = None
-
-    def __post_init__(self, defaults_):
-        if defaults_:
-            self.params = (*self.params, *(Param(k, v) for k, v in defaults_.items()))
+    def __post_init__(self):
         self.params = params_from(*self.params)
         names = [p.name for p in self.params]
         if len(set(names)) != len(names):
