@@ -16,6 +16,10 @@ Reproducibility. A point's result must not depend on which worker ran it, or whe
 be a deterministic, picklable top-level function that derives any randomness from the point
 itself (a ``seed`` entry, fed to :class:`numpy.random.SeedSequence`). Then a sweep gives the same
 results serially, on a process pool or on a cluster.
+
+A model whose points share compiled work (one batch per mode) and recur across claims runs its
+grids through :class:`numerics.grid_memo.MemoisedGrid` instead: rows remembered per process,
+computed group by group, sent to the active executor in chunks.
 """
 
 from __future__ import annotations

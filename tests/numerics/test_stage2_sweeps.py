@@ -97,6 +97,8 @@ def test_remembered_rows_equal_fresh_runs_whatever_the_batch():
     both = run_grid(pair, n_log=50)
     alone = run_grid(pair[1:], n_log=50, memo=False)
     recalled = run_grid(pair[1:], n_log=50)
+    stats = sweeps.GRID.stats()
+    assert (stats.rows, stats.hits, stats.computed) == (2, 1, 3)
     for res in (alone, recalled):
         assert np.array_equal(res.h[0], both.h[1], equal_nan=True)
         assert res.events["T_III"][0] == both.events["T_III"][1]

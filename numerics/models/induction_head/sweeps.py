@@ -12,21 +12,25 @@ Phase IV; ``tail=False`` runs every point to the horizon. The per-point result i
 The (p, g) block is not integrated here: with separate value heads it does not interact with
 (h, w) (spec §2.7), and at large L it is stiff over the IH time scales.
 
-Results are remembered per process and per point (``_MEMO``: one row per point, save grid and
-settings), so claims in one worker share every run they have in common, whatever else their grids hold.
+Rows are remembered per process and per point (:data:`GRID`, a :class:`numerics.grid_memo.MemoisedGrid`
+keyed by the point, the save grid and the settings), so claims in one worker share every run they have in
+common, whatever else their grids hold; under ``tdcheck run --dask`` the missing rows are integrated on
+the cluster, 64 points of one mode combination per task. This module holds only what is particular to
+the (h, w) flow: the points, the field of a mode combination, the scaled save grid, the events, the rows.
 """
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import math
-from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from derivations.errors import InvalidArgument
+from numerics.grid_memo import MemoisedGrid
 from numerics.models.induction_head import stage2 as st
 
 MODE_KEYS = ("flow", "ih_model_range", "ih_loss", "tokens")
@@ -37,10 +41,8 @@ NAMED_MODES = {
     "balanced": {"flow": "balanced", "ih_loss": "exp_simplified"},
     "softmaxLL": {"flow": "balanced", "ih_loss": "softmax_largeL"},
 }
-_MEMO: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()
-#: bytes of saved trajectories the memo keeps (least recently used rows are dropped beyond it)
+#: bytes of rows the memo keeps (least recently used rows are dropped beyond it)
 MEMO_BYTES = 256 * 2**20
-_MEMO_SIZE = 0
 #: per-point fields of a GridResult (arrays indexed by the point) and the per-event ones
 _ROW_FIELDS = ("S", "h", "w", "loss", "loss0", "loss_min", "w_min", "h_min", "end_t", "status", "n_steps")
 _EVENT_FIELDS = ("events", "event_h", "event_w")
@@ -121,19 +123,6 @@ def _loss_value(point, h, w):
     return float(kernel(h, math.log(w), float(point["L"]), point["alpha"], point["wstar"]))
 
 
-def _memo_key(tau, settings) -> str:
-    digest = hashlib.sha256(repr(sorted(settings.items())).encode())
-    digest.update(np.ascontiguousarray(tau).tobytes())
-    return digest.hexdigest()
-
-
-def _get_row(res: GridResult, i: int) -> dict[str, Any]:
-    row = {name: np.copy(getattr(res, name)[i]) for name in _ROW_FIELDS}
-    for group in _EVENT_FIELDS:
-        row[group] = {e: float(v[i]) for e, v in getattr(res, group).items()}
-    return row
-
-
 def _put_row(res: GridResult, i: int, row: dict[str, Any]) -> None:
     for name in _ROW_FIELDS:
         getattr(res, name)[i] = row[name]
@@ -163,113 +152,90 @@ def run_grid(points, *, save=None, horizon: float = 60.0, n_log: int = 600, n_li
     workers : int, optional
         numba threads for the batches (default: numba's setting); results do not depend on it.
     """
-    import numba
-
-    from numerics.ode import Tolerance, integrate_batch
-
     if not points:
         raise InvalidArgument("points=[] is empty; give at least one grid point")
-    pts = [normalise_point(p) for p in points]
     tau = (st.default_save_grid(horizon, n_log, n_linear, linear_end) if save is None
            else np.asarray(save, dtype=float))
     settings = {"horizon": horizon, "rtol": rtol, "atol": atol, "max_steps": max_steps, "tail": bool(tail)}
-    key = _memo_key(tau, settings)
-    n, m = len(pts), tau.size
+    with _numba_threads(workers):
+        run = GRID.run(points, settings | {"tau": tau}, memo=memo)
+    pts, n, m = run.points, len(run.points), tau.size
     nan = lambda *shape: np.full(shape, math.nan)  # noqa: E731
     res = GridResult(pts, tau, nan(n), nan(n, m), nan(n, m), nan(n, m), {e: nan(n) for e in st.IH_EVENTS},
                      {e: nan(n) for e in st.IH_EVENTS}, {e: nan(n) for e in st.IH_EVENTS}, nan(n), nan(n), nan(n),
                      nan(n), nan(n), np.zeros(n, np.int8), np.zeros(n, np.int64), settings | {"save_tau_size": m})
-    groups: dict[tuple, list[int]] = {}
-    row_keys = [(key, repr(sorted(p.items()))) for p in pts]
-    for i, p in enumerate(pts):
-        known = _MEMO.get(row_keys[i]) if memo else None
-        if known is not None:
-            _MEMO.move_to_end(row_keys[i])
-            _put_row(res, i, known)
-        else:
-            groups.setdefault(tuple(p[k] for k in MODE_KEYS), []).append(i)
-    from numerics.sweep import active_executor
+    for i, row in enumerate(run.rows):
+        _put_row(res, i, row)
+    return res
 
-    computed = [i for rows in groups.values() for i in rows]
-    if groups and active_executor() is not None:
-        _run_remote(res, pts, computed, tau, settings)
-        groups = {}
+
+@contextlib.contextmanager
+def _numba_threads(workers: int | None) -> Iterator[None]:
+    import numba
+
     threads = numba.get_num_threads()
     try:
         if workers:
             numba.set_num_threads(max(1, min(int(workers), numba.config.NUMBA_NUM_THREADS)))
-        for modes, rows in groups.items():
-            _run_group(res, dict(zip(MODE_KEYS, modes, strict=True)), rows, tau, horizon,
-                       Tolerance(rtol, atol), max_steps, integrate_batch, st.TAIL_FRACTION if tail else st.NO_TAIL)
+        yield
     finally:
         numba.set_num_threads(threads)
-    if memo:
-        for i in computed:
-            _remember(row_keys[i], _get_row(res, i))
-    return res
 
 
-def _run_remote(res: GridResult, pts, missing: list[int], tau, settings) -> None:
-    """Fill the ``missing`` rows on the active executor (``tdcheck run --dask``), 64 points per task."""
-    from numerics.sweep import iter_sweep
-
-    per_task = 64
-    starts = list(range(0, len(missing), per_task))
-    tasks = [{"points": [pts[i] for i in missing[j:j + per_task]], "tau": tau, "settings": settings} for j in starts]
-    for index, rows in iter_sweep(_remote_rows, tasks):
-        for i, row in zip(missing[starts[index]:starts[index] + per_task], rows, strict=True):
-            _put_row(res, i, row)
+def _modes(point: dict[str, Any]) -> tuple[str, ...]:
+    """The group of a point: its mode combination (one compiled field, one batch)."""
+    return tuple(point[k] for k in MODE_KEYS)
 
 
-def _remote_rows(task: dict[str, Any]) -> list[dict[str, Any]]:
-    """Worker side of a distributed sweep: the rows of one task's points, integrated locally."""
-    res = run_grid(task["points"], save=task["tau"], memo=False, **task["settings"])
-    return [_get_row(res, i) for i in range(len(res))]
+def _rows(points: list[dict[str, Any]], settings: dict[str, Any]) -> list[dict[str, Any]]:
+    """Rows of one mode combination's (normalised) points: one ``integrate_batch`` call.
 
+    The ``compute_rows`` of :data:`GRID`; ``settings`` hold the save grid ``tau``, ``horizon``,
+    ``rtol``, ``atol``, ``max_steps`` and ``tail``.
+    """
+    from numerics.ode import Tolerance, integrate_batch
 
-def _row_bytes(row: dict[str, Any]) -> int:
-    return row["h"].nbytes + row["w"].nbytes + row["loss"].nbytes
-
-
-def _remember(key: tuple[str, str], row: dict[str, Any]) -> None:
-    global _MEMO_SIZE
-    if key in _MEMO:
-        _MEMO_SIZE -= _row_bytes(_MEMO.pop(key))
-    _MEMO[key] = row
-    _MEMO_SIZE += _row_bytes(row)
-    while len(_MEMO) > 1 and _MEMO_SIZE > MEMO_BYTES:
-        _MEMO_SIZE -= _row_bytes(_MEMO.popitem(last=False)[1])
-
-
-def _run_group(res: GridResult, modes, rows, tau, horizon, tol, max_steps, integrate_batch, tail) -> None:
-    """Integrate one mode combination's points and write their rows of ``res``."""
+    modes = dict(zip(MODE_KEYS, _modes(points[0]), strict=True))
+    tau, tail = settings["tau"], st.TAIL_FRACTION if settings["tail"] else st.NO_TAIL
     field_ = st.ih_flow(modes["flow"], modes["ih_model_range"], modes["ih_loss"], modes["tokens"])
-    y0s, params = [], []
-    for i in rows:
-        p = res.points[i]
-        y0, prm, extra = _initial(p, tail)
-        y0s.append(y0)
-        params.append(prm)
-        res.S[i], res.loss_min[i], res.w_min[i], res.h_min[i] = extra["S"], extra["L_min"], extra["w_min"], \
-            extra["h_min"]
-    batch = integrate_batch(field_, np.array(y0s), np.array(params), (0.0, horizon), tol=tol, save_at=tau,
-                            max_steps=max_steps, on_error="record")
+    starts = [_initial(p, tail) for p in points]
+    y0s, params = np.array([y0 for y0, _, _ in starts]), np.array([prm for _, prm, _ in starts])
+    batch = integrate_batch(field_, y0s, params, (0.0, settings["horizon"]),
+                            tol=Tolerance(settings["rtol"], settings["atol"]), save_at=tau,
+                            max_steps=settings["max_steps"], on_error="record")
     loss_kernel = st.ih_loss_kernel(modes["ih_model_range"], modes["ih_loss"], modes["tokens"])
-    for j, i in enumerate(rows):
-        p, scale = res.points[i], res.S[i]
-        alive = tau <= batch.t_final[j] * (1 + 1e-15)
-        h, lw = batch.y[j, :, 0], batch.y[j, :, 1]
-        res.h[i, alive], res.w[i, alive] = h[alive], np.exp(lw[alive])
-        res.loss[i, alive] = loss_kernel(h[alive], lw[alive], float(p["L"]), p["alpha"], p["wstar"])
-        res.loss0[i] = float(loss_kernel(p["sigma"], math.log(p["sigma"]), float(p["L"]), p["alpha"], p["wstar"]))
-        for q, name in enumerate(batch.event_names):
-            res.events[name][i] = batch.event_times[j, q] * scale
-            res.event_h[name][i] = batch.event_states[j, q, 0]
-            res.event_w[name][i] = math.exp(batch.event_states[j, q, 1])
-        if p["sigma"] > 0.01 * p["wstar"]:  # w(0) = σ already exceeds 0.01 w*: the infimum is t = 0
-            res.events["T_w_001"][i], res.event_h["T_w_001"][i], res.event_w["T_w_001"][i] = 0.0, p["sigma"], \
-                p["sigma"]
-        res.end_t[i], res.status[i], res.n_steps[i] = batch.t_final[j] * scale, batch.status[j], batch.n_steps[j]
+    return [_row(p, start[2], batch, j, tau, loss_kernel)
+            for j, (p, start) in enumerate(zip(points, starts, strict=True))]
+
+
+def _row(p, extra, batch, j: int, tau: np.ndarray, loss_kernel) -> dict[str, Any]:
+    """Point ``p``'s row (:data:`_ROW_FIELDS`, :data:`_EVENT_FIELDS`) from run ``j`` of ``batch``.
+
+    Saved values after the end of the run are NaN; the arrays are fresh, not views of ``batch``.
+    """
+    scale = np.float64(extra["S"])
+    row: dict[str, Any] = {"S": scale, "loss_min": extra["L_min"], "w_min": extra["w_min"],
+                           "h_min": extra["h_min"]}
+    alive = tau <= batch.t_final[j] * (1 + 1e-15)
+    h, lw = batch.y[j, :, 0], batch.y[j, :, 1]
+    for name in ("h", "w", "loss"):
+        row[name] = np.full(tau.size, math.nan)
+    row["h"][alive], row["w"][alive] = h[alive], np.exp(lw[alive])
+    row["loss"][alive] = loss_kernel(h[alive], lw[alive], float(p["L"]), p["alpha"], p["wstar"])
+    row["loss0"] = float(loss_kernel(p["sigma"], math.log(p["sigma"]), float(p["L"]), p["alpha"],
+                                     p["wstar"]))
+    for group in _EVENT_FIELDS:
+        row[group] = dict.fromkeys(st.IH_EVENTS, math.nan)
+    for q, name in enumerate(batch.event_names):
+        row["events"][name] = batch.event_times[j, q] * scale
+        row["event_h"][name] = batch.event_states[j, q, 0]
+        row["event_w"][name] = math.exp(batch.event_states[j, q, 1])
+    if p["sigma"] > 0.01 * p["wstar"]:  # w(0) = σ already exceeds 0.01 w*: the infimum is t = 0
+        row["events"]["T_w_001"], row["event_h"]["T_w_001"], row["event_w"]["T_w_001"] = 0.0, p["sigma"], \
+            p["sigma"]
+    row["end_t"] = batch.t_final[j] * scale
+    row["status"], row["n_steps"] = batch.status[j], batch.n_steps[j]
+    return row
 
 
 def _initial(p, tail):
@@ -277,8 +243,11 @@ def _initial(p, tail):
                          ih_loss=p["ih_loss"], tokens=p["tokens"], tail=tail)
 
 
+#: the G_IH rows, remembered per process (after _rows: the runner takes it by reference)
+GRID = MemoisedGrid("induction_head.stage2", _rows, normalise=normalise_point, group_key=_modes,
+                    memo_bytes=MEMO_BYTES)
+
+
 def clear_memo() -> None:
     """Forget remembered sweeps (tests)."""
-    global _MEMO_SIZE
-    _MEMO.clear()
-    _MEMO_SIZE = 0
+    GRID.clear()
