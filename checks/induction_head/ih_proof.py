@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from checks.claim import Claim, Context, Outcome
+from checks import along as A
 from checks.induction_head import ih_proof_runs as R
 from checks.registry import register
 from derivations.induction_head import ih_proof as P
@@ -32,7 +33,7 @@ def _fmt(x: float | None, spec: str = ".4g") -> str:
 
 def _canonical_D0(records: list[dict[str, Any]]) -> dict[str, Any]:
     """The canonical record at the first configuration (D0 unless pinned otherwise)."""
-    return R.deciding(records)[0]
+    return A.deciding(records)[0]
 
 
 # ----------------------------------------------------------------------------- (P1.1)
@@ -42,14 +43,14 @@ def eval_p1_1(run: R.Run) -> dict[str, dict[str, Any]]:
     """(P1.1): T_1^h exists; h ≥ h* for t > T_1^h and for t > T_2^h (resolved times)."""
     t1, t2 = run.event("T_1h"), run.event("T_2h")
     ratio = run.h / run.hstar
-    parts = {"T1h_exists": {"status": "holds" if math.isfinite(t1) else "fails", "T_1h": R.finite(t1),
+    parts = {"T1h_exists": {"status": "holds" if math.isfinite(t1) else "fails", "T_1h": A.finite(t1),
                             "why": "" if math.isfinite(t1) else f"h never exceeds h* (max h/h* = {ratio.max():.6g})"}}
     for name, start in (("above_after_T1h", t1), ("above_after_T2h", t2)):
-        mask = R.window(run, start, math.inf, closed=False, resolved=True)
-        part = R.pointwise(run, mask, ratio, 1.0, relation=">=", window_text=f"t > {name[-3:]}, resolved")
-        raw = R.window(run, start, math.inf, closed=False)
-        part["min_rel_excess_resolved"] = R.extreme(run, mask, ratio - 1, "min")
-        part["min_rel_excess_raw"] = R.extreme(run, raw, ratio - 1, "min")
+        mask = run.window(start, math.inf, closed=False, resolved=True)
+        part = A.pointwise(run, mask, ratio, 1.0, relation=">=", window=f"t > {name[-3:]}, resolved")
+        raw = run.window(start, math.inf, closed=False)
+        part["min_rel_excess_resolved"] = A.extreme(run, mask, ratio - 1, "min")
+        part["min_rel_excess_raw"] = A.extreme(run, raw, ratio - 1, "min")
         parts[name] = part
     below = run.state_at("T_h_below")
     if below:
@@ -79,14 +80,14 @@ def check_p1_1(ctx: Context) -> Outcome:
 
 def eval_p1_2(run: R.Run) -> dict[str, dict[str, Any]]:
     """(P1.2): dw/dt > 0 and w < w* at every resolved time."""
-    everywhere = R.window(run, 0.0, math.inf, resolved=True)
+    everywhere = run.window(0.0, math.inf, resolved=True)
     parts = {
-        "w_increasing": R.pointwise(run, everywhere, run.dw, 0.0, relation=">", window_text="t ≥ 0, resolved"),
-        "w_below_wstar": R.pointwise(run, everywhere, run.w / run.wstar, 1.0, relation="<",
-                                     window_text="t ≥ 0, resolved"),
+        "w_increasing": A.pointwise(run, everywhere, run.dw, 0.0, relation=">", window="t ≥ 0, resolved"),
+        "w_below_wstar": A.pointwise(run, everywhere, run.w / run.wstar, 1.0, relation="<",
+                                     window="t ≥ 0, resolved"),
     }
-    parts["w_increasing"]["min_dwdt"] = R.extreme(run, everywhere, run.dw, "min")
-    parts["w_below_wstar"]["max_w_over_wstar_resolved"] = R.extreme(run, everywhere, run.w / run.wstar)
+    parts["w_increasing"]["min_dwdt"] = A.extreme(run, everywhere, run.dw, "min")
+    parts["w_below_wstar"]["max_w_over_wstar_resolved"] = A.extreme(run, everywhere, run.w / run.wstar)
     parts["w_below_wstar"]["max_w_over_wstar_raw"] = float((run.w / run.wstar).max())
     return parts
 
@@ -124,13 +125,13 @@ def eval_p1_3(run: R.Run) -> dict[str, dict[str, Any]]:
     signs = np.sign(run.dh[res])
     signs = signs[signs != 0]
     changes = int(np.count_nonzero(np.diff(signs)))
-    parts = {"T2h_exists": {"status": "holds" if math.isfinite(t2) else "fails", "T_2h": R.finite(t2),
+    parts = {"T2h_exists": {"status": "holds" if math.isfinite(t2) else "fails", "T_2h": A.finite(t2),
                             "n_sign_changes_dhdt": changes}}
-    before = R.window(run, 0.0, t2, closed=False) if math.isfinite(t2) else np.zeros(run.t.size, bool)
-    after = R.window(run, t2, math.inf, closed=False, resolved=True)
-    parts["increasing_before"] = R.pointwise(run, before & res, run.dh, 0.0, relation=">", window_text="0 < t < T_2^h")
-    parts["decreasing_after"] = R.pointwise(run, after, run.dh, 0.0, relation="<=", window_text="t > T_2^h, resolved")
-    parts["decreasing_after"]["max_dhdt_after"] = R.extreme(run, after, run.dh)
+    before = run.window(0.0, t2, closed=False) if math.isfinite(t2) else np.zeros(run.t.size, bool)
+    after = run.window(t2, math.inf, closed=False, resolved=True)
+    parts["increasing_before"] = A.pointwise(run, before & res, run.dh, 0.0, relation=">", window="0 < t < T_2^h")
+    parts["decreasing_after"] = A.pointwise(run, after, run.dh, 0.0, relation="<=", window="t > T_2^h, resolved")
+    parts["decreasing_after"]["max_dhdt_after"] = A.extreme(run, after, run.dh)
     parts["single_sign_change"] = {"status": "holds" if changes == 1 else "fails", "n_sign_changes_dhdt": changes}
     return parts
 
@@ -182,33 +183,33 @@ def eval_eq13(run: R.Run) -> dict[str, dict[str, Any]]:
     win = _prefix((run.w <= 0.01 * run.wstar) & (run.h <= cap))
     text = "initial interval with w ≤ 0.01w* and h ≤ h*(1-w*⁴)^{-1/2}/(1-0.01⁴w*⁴)^{-1/2}"
     parts = {
-        "eq12_dh": R.pointwise(run, win, run.dh, _eq12("dh", run), relation=">=", window_text=text),
-        "eq12_h": R.pointwise(run, win, run.h, _eq12("h", run), relation=">=", window_text=text),
-        "eq12_dh_derived": R.pointwise(run, win, run.dh, _eq12("dh_derived", run), relation=">=", window_text=text),
-        "eq12_h_derived": R.pointwise(run, win, run.h, _eq12("h_derived", run), relation=">=", window_text=text),
+        "eq12_dh": A.pointwise(run, win, run.dh, _eq12("dh", run), relation=">=", window=text),
+        "eq12_h": A.pointwise(run, win, run.h, _eq12("h", run), relation=">=", window=text),
+        "eq12_dh_derived": A.pointwise(run, win, run.dh, _eq12("dh_derived", run), relation=">=", window=text),
+        "eq12_h_derived": A.pointwise(run, win, run.h, _eq12("h_derived", run), relation=">=", window=text),
     }
     parts["eq12_h"]["window_end"] = float(run.t[win][-1]) if win.any() else None
     t1 = run.event("T_1h")
     bounds = {k: float(_eq12(k, run, h=run.hstar, t=0.0)) for k in ("T_first", "T_second", "T_derived")}
     for key, name in (("T_first", "eq13_first"), ("T_second", "eq13_second"), ("T_derived", "eq13_derived")):
-        ok = math.isfinite(t1) and t1 <= bounds[key] * (1 + R.POINT_TOL)
-        parts[name] = {"status": "holds" if ok else "fails", "T_1h": R.finite(t1), "bound": bounds[key],
-                       "ratio": R.finite(t1 / bounds[key]) if math.isfinite(t1) else None,
+        ok = math.isfinite(t1) and t1 <= bounds[key] * (1 + A.POINT_TOL)
+        parts[name] = {"status": "holds" if ok else "fails", "T_1h": A.finite(t1), "bound": bounds[key],
+                       "ratio": A.finite(t1 / bounds[key]) if math.isfinite(t1) else None,
                        "why": "" if math.isfinite(t1) else "T_1^h not reached within the horizon"}
-    before_t1 = R.window(run, 0.0, t1)
-    parts["dw_bound"] = R.pointwise(run, before_t1, run.dw, _eq12("dw", run), relation="<=", window_text="0 ≤ t ≤ T_1^h")
+    before_t1 = run.window(0.0, t1)
+    parts["dw_bound"] = A.pointwise(run, before_t1, run.dw, _eq12("dw", run), relation="<=", window="0 ≤ t ≤ T_1^h")
     t001 = run.event("T_w_001")
     if run.sigma > 0.01 * run.wstar:
         parts["T1h_before_Tw001"] = {"status": "outside-regime", "why": f"w(0) = σ = {run.sigma:g} > 0.01w*"}
     else:
         ok = math.isfinite(t1) and (not math.isfinite(t001) or t1 < t001)
-        parts["T1h_before_Tw001"] = {"status": "holds" if ok else "fails", "T_1h": R.finite(t1),
-                                     "T_w_001": R.finite(t001)}
+        parts["T1h_before_Tw001"] = {"status": "holds" if ok else "fails", "T_1h": A.finite(t1),
+                                     "T_w_001": A.finite(t001)}
     rhs12 = _eq12("h", run)
     pos = before_t1 & (rhs12 > 0)
     parts["one_plus_eps"] = {"status": "holds", "statement": "h ≤ (1+ε)·RHS(12) on [0, T_1^h] (ε reported)",
-                             "max_h_over_rhs12": R.extreme(run, pos, run.h / np.where(pos, rhs12, 1.0))}
-    parts["Th_half_reading"] = {"status": "holds", "T_1h": R.finite(t1), "T_h_half": R.finite(run.event("T_h_half")),
+                             "max_h_over_rhs12": A.extreme(run, pos, run.h / np.where(pos, rhs12, 1.0))}
+    parts["Th_half_reading"] = {"status": "holds", "T_1h": A.finite(t1), "T_h_half": A.finite(run.event("T_h_half")),
                                 "note": "flag Th_half_reading: T^h_{1/2} read as T_1^h (default) or h ≥ h*/2"}
     return parts
 
@@ -218,17 +219,17 @@ def _eq13_functions(ctx: Context, runs) -> dict[str, dict[str, Any]]:
     ws = np.linspace(1e-3, 0.7071, 20000)
     first = np.asarray(_eq12_forms()["T_first"](0.0, 0.0, ws, 1.0, 3.0, 0.0, 0.0), dtype=float)
     second = np.asarray(_eq12_forms()["T_second"](0.0, 0.0, ws, 1.0, 3.0, 0.0, 0.0), dtype=float) * np.ones_like(ws)
-    parts = {"eq13_first_le_second": R.function_part(first, second, {"wstar": ws}, role="chain",
-                                                     text="(13): first expression ≤ 2(L-2)(1-w*⁴/2), per (L-2)")}
-    sweep = R.grid(ctx, {"L": [40, 400, 4000], "alpha": [1.0, 4.0], "wstar": [0.49], "sigma": [1e-2, 1e-4]},
+    parts = {"eq13_first_le_second": A.function_part(first, second, {"wstar": ws}, role="chain",
+                                                     statement="(13): first expression ≤ 2(L-2)(1-w*⁴/2), per (L-2)")}
+    sweep = R.sub_sweep(ctx, {"L": [40, 400, 4000], "alpha": [1.0, 4.0], "wstar": [0.49], "sigma": [1e-2, 1e-4]},
                    {"L": [40, 400, 4000], "alpha": [0.5, 1.0, 4.0, 9.0], "wstar": [0.3, 0.49],
                     "sigma": [1e-2, 1e-4, 1e-6, 1e-8]})
     sweep_runs = R.runs_for(ctx, sweep, [R.CANONICAL])
     parts["T1h_Theta_L"] = R.scaling_part(sweep_runs, lambda r: r.event("T_1h"), lambda r: float(r.L),
                                           form="Theta", rate_name="L")
     parts["T1h_Theta_L"]["vs_dv_hitting_times"] = [
-        {**r.config, "T_1h": R.finite(r.event("T_1h")),
-         "ratio_to_(L-2)ln(1/(1-sqrt(1-w*^4)))": R.finite(r.event("T_1h") / (
+        {**r.config, "T_1h": A.finite(r.event("T_1h")),
+         "ratio_to_(L-2)ln(1/(1-sqrt(1-w*^4)))": A.finite(r.event("T_1h") / (
              (r.L - 2) * math.log(1 / (1 - math.sqrt(1 - r.wstar**4)))))} for r in sweep_runs]
     return parts
 
@@ -263,18 +264,18 @@ def _R_of(wstar: float) -> float:
 def eval_eq14(run: R.Run) -> dict[str, dict[str, Any]]:
     """Eq. (14): h* ≤ h(t) ≤ (1+0.04375w*)h* for t ≥ T_1^h; max h/h* against R(w*)."""
     t1 = run.event("T_1h")
-    after = R.window(run, t1, math.inf, closed=False)
+    after = run.window(t1, math.inf, closed=False)
     ratio = run.h / run.hstar
     upper = 1 + 0.04375 * run.wstar
     parts = {
-        "lower": R.pointwise(run, after & run.resolved, ratio, 1.0, relation=">=", window_text="t > T_1^h, resolved"),
-        "upper": R.pointwise(run, after, ratio, upper, relation="<=", window_text="t ≥ T_1^h"),
+        "lower": A.pointwise(run, after & run.resolved, ratio, 1.0, relation=">=", window="t > T_1^h, resolved"),
+        "upper": A.pointwise(run, after, ratio, upper, relation="<=", window="t ≥ T_1^h"),
     }
     peak = run.state_at("T_2h")
-    parts["upper"].update({"max_h_over_hstar": R.extreme(run, after, ratio), "printed_factor": upper,
+    parts["upper"].update({"max_h_over_hstar": A.extreme(run, after, ratio), "printed_factor": upper,
                            "R_wstar": _R_of(run.wstar),
                            "h_over_hstar_at_T2h": peak["h"] / run.hstar if peak else None})
-    parts["lower"]["min_h_over_hstar"] = R.extreme(run, after & run.resolved, ratio, "min")
+    parts["lower"]["min_h_over_hstar"] = A.extreme(run, after & run.resolved, ratio, "min")
     if not math.isfinite(t1):
         parts = {k: {"status": "outside-regime", "why": "T_1^h not reached"} for k in parts}
     return parts
@@ -284,14 +285,13 @@ def check_eq14(ctx: Context) -> Outcome:
     """Eq. (14): h* ≤ h(t) ≤ (1 + 0.04375w*)h* for all t ≥ T_1^h."""
 
     def head(status, records):
-        rows = R.deciding(records)
+        rows = A.deciding(records)
         bits = [f"w*={r['config']['wstar']:g}: max h/h* {_fmt(r['parts']['upper'].get('max_h_over_hstar', {}).get('value'), '.5f')}"
                 f" vs 1+0.04375w* = {_fmt(r['parts']['upper'].get('printed_factor'), '.5f')}" for r in rows]
         # configurations that differ only in σ give the same line: say it once
         return f"Eq. (14) {status}: " + "; ".join(list(dict.fromkeys(bits))[:3])
 
-    quick = {**R.QUICK, "wstar": [0.49, 0.3, 0.6]}
-    return R.run_claim(ctx, eval_eq14, main=["lower", "upper"], chain=[], head=head, quick=quick)
+    return R.run_claim(ctx, eval_eq14, main=["lower", "upper"], chain=[], head=head)
 
 
 # ----------------------------------------------------------------------------- Step II.1
@@ -307,15 +307,15 @@ def _ratio_bounds(run: R.Run) -> tuple[np.ndarray, np.ndarray]:
 def eval_step_ii1(run: R.Run) -> dict[str, dict[str, Any]]:
     """Step II.1 for t > T_2^h (t_2 read as T_2^h): dv/dt > 0, dh/dt < 0, the two ratio bounds, the limits."""
     t2 = run.event("T_2h")
-    after = R.window(run, t2, math.inf, closed=False, resolved=True)
+    after = run.window(t2, math.inf, closed=False, resolved=True)
     lo, hi = _ratio_bounds(run)
     ratio = run.h / run.hstar
     text = "t > T_2^h, resolved"
     parts = {
-        "v_increasing": R.pointwise(run, after, 2 * run.w * run.dw, 0.0, relation=">", window_text=text),
-        "h_decreasing": R.pointwise(run, after, run.dh, 0.0, relation="<", window_text=text),
-        "lower_ratio": R.pointwise(run, after, lo, ratio, relation="<", window_text=text),
-        "upper_ratio": R.pointwise(run, after, ratio, hi, relation="<", window_text=text),
+        "v_increasing": A.pointwise(run, after, 2 * run.w * run.dw, 0.0, relation=">", window=text),
+        "h_decreasing": A.pointwise(run, after, run.dh, 0.0, relation="<", window=text),
+        "lower_ratio": A.pointwise(run, after, lo, ratio, relation="<", window=text),
+        "upper_ratio": A.pointwise(run, after, ratio, hi, relation="<", window=text),
     }
     dv, dh = abs(run.w[-1] ** 2 / run.wstar**2 - 1), abs(ratio[-1] - 1)
     parts["limits"] = {"status": "holds" if max(dv, dh) <= 1e-6 else "fails", "t_end": float(run.t[-1]),
@@ -368,9 +368,9 @@ def eval_eq18(run: R.Run) -> dict[str, dict[str, Any]]:
     G2 = 0.5 * ((st["w"] ** 2 - vs) ** 2 + (st["h"] - hs) ** 2)
     rate = vs * hs**2 / (4 * (run.L - 2))
     bound = G2 * np.exp(-rate * (run.t - t2))
-    after = R.window(run, t2, math.inf, closed=False, resolved=True)
-    parts = {"G_bound": R.pointwise(run, after, G, bound, relation="<=", window_text="t > T_2^h, resolved")}
-    parts["G_bound"]["max_G_over_bound"] = R.extreme(run, after, G / bound)
+    after = run.window(t2, math.inf, closed=False, resolved=True)
+    parts = {"G_bound": A.pointwise(run, after, G, bound, relation="<=", window="t > T_2^h, resolved")}
+    parts["G_bound"]["max_G_over_bound"] = A.extreme(run, after, G / bound)
     tail = after & (G < 1e-4 * G2) & (G > 1e-12 * G2)
     fitted = float(-np.polyfit(run.t[tail], np.log(G[tail]), 1)[0]) if tail.sum() >= 5 else None
     omega = vs / (run.L * (1 + run.alpha) ** 2)
@@ -397,7 +397,7 @@ def eval_eq18(run: R.Run) -> dict[str, dict[str, Any]]:
 
 def _eq18_sweep(ctx: Context, runs) -> dict[str, dict[str, Any]]:
     """The Ω statements of (18) over a sweep: the tail rate of G against w*²/(L(1+α*)²)."""
-    sweep = R.grid(ctx, {"L": [40, 400], "alpha": [1.0, 4.0], "wstar": [0.3, 0.49], "sigma": [1e-2]},
+    sweep = R.sub_sweep(ctx, {"L": [40, 400], "alpha": [1.0, 4.0], "wstar": [0.3, 0.49], "sigma": [1e-2]},
                    {"L": [40, 400, 4000], "alpha": [0.5, 1.0, 4.0, 9.0], "wstar": [0.1, 0.2, 0.3, 0.4, 0.49, 0.54],
                     "sigma": [1e-2, 1e-4]})
     sweep_runs = R.runs_for(ctx, sweep, [R.CANONICAL])
@@ -428,9 +428,10 @@ def check_eq18(ctx: Context) -> Outcome:
 # ----------------------------------------------------------------------------- registration
 
 
-def _register(claim_id: str, label: str, label_alt: str, check, statement: str, cost: float = 2.0) -> None:
+def _register(claim_id: str, label: str, label_alt: str, check, statement: str, cost: float = 2.0,
+              params: tuple | None = None) -> None:
     register(Claim(claim_id, PAPER, label, "claim", check, statement=statement, label_alt=label_alt,
-                   defaults=dict(R.DEFAULTS), domain=R.domain(), doc=check.__doc__ or "", cost=cost))
+                   params=params or R.proof_params(), domain=R.domain(), doc=check.__doc__ or "", cost=cost))
 
 
 _register("ih.p1_1", "[W] C.3.2 (P1.1)", "[F] C.2", check_p1_1,
@@ -446,7 +447,8 @@ _register("ih.eq13", "[W] Eq. (12)-(13)", "[F] Eq. (24)-(25)", check_eq13,
           r"{(1-w^{\star4})^{\frac12}}{(1-0.01^4w^{\star4})^{\frac12}}}\Big)\le2(L-2)\big(1-\tfrac12w^{\star4}\big)="
           r"\mathcal O(L)\ (13);\ T_1^h=\Theta(L)", cost=2.2)
 _register("ih.eq14", "[W] Eq. (14)", "[F] Eq. (26)", check_eq14,
-          r"h^\star\le h(t)\le(1+0.04375w^\star)h^\star,\quad\forall t\ge T_1^h.\tag{14}", cost=1.4)
+          r"h^\star\le h(t)\le(1+0.04375w^\star)h^\star,\quad\forall t\ge T_1^h.\tag{14}", cost=1.4,
+          params=R.proof_params(quick={"wstar": (0.49, 0.3, 0.6)}))
 _register("ih.step_ii1", "[W] C.3.2 Step II.1", "[F] C.2 Step II.1", check_step_ii1,
           r"dv/dt > 0 and dh/dt < 0 for t > t_2; $\psi(v+v^\star)/\psi(2v)<h/h^\star<\phi(v+v^\star)/\phi(2v)$; "
           r"$\lim_{t\to+\infty}v=v^\star$, $\lim_{t\to+\infty}h=h^\star$", cost=1.4)

@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from checks.claim import Claim, Context, Outcome
+from checks.claim import Claim, Context, Outcome, Param
+from checks import along as A
 from checks.induction_head import ih_proof_runs as R
 from checks.registry import register
 from derivations.induction_head import ih_proof as P
@@ -60,17 +61,17 @@ def _fmt(x, spec=".4g"):
 def eval_eq15(run: R.Run) -> dict[str, dict[str, Any]]:
     """The dw/dt display on [T_1^h, T^w_{1/2}]; (15) and the C.4 upper bound on [0, T^w_{1/2}]."""
     t1, tw = run.event("T_1h"), run.event("T_w_half")
-    second = R.window(run, t1, tw) if math.isfinite(tw) else np.zeros(run.t.size, bool)
-    first = R.window(run, 0.0, tw) if math.isfinite(tw) else np.zeros(run.t.size, bool)
+    second = run.window(t1, tw) if math.isfinite(tw) else np.zeros(run.t.size, bool)
+    first = run.window(0.0, tw) if math.isfinite(tw) else np.zeros(run.t.size, bool)
     line1, line2 = _f("dw1", run), _f("dw2", run)
     ub = _f("eq15", run)
     parts = {
-        "display_line1": R.pointwise(run, second, run.dw, line1, window_text="T_1^h ≤ t ≤ T^w_{1/2}"),
-        "display_line2": R.pointwise(run, second, line1, line2, window_text="T_1^h ≤ t ≤ T^w_{1/2}"),
-        "display_direct": R.pointwise(run, second, run.dw, line2, window_text="T_1^h ≤ t ≤ T^w_{1/2}"),
-        "eq15": R.pointwise(run, first, run.w, ub, window_text="0 ≤ t ≤ T^w_{1/2}, w(0) = σ"),
+        "display_line1": A.pointwise(run, second, run.dw, line1, window="T_1^h ≤ t ≤ T^w_{1/2}"),
+        "display_line2": A.pointwise(run, second, line1, line2, window="T_1^h ≤ t ≤ T^w_{1/2}"),
+        "display_direct": A.pointwise(run, second, run.dw, line2, window="T_1^h ≤ t ≤ T^w_{1/2}"),
+        "eq15": A.pointwise(run, first, run.w, ub, window="0 ≤ t ≤ T^w_{1/2}, w(0) = σ"),
     }
-    parts["eq15"]["max_w_over_bound"] = R.extreme(run, first, run.w / ub)
+    parts["eq15"]["max_w_over_bound"] = A.extreme(run, first, run.w / ub)
     parts["c4_upper"] = dict(parts["eq15"], note="C.4 display, upper half: the same bound with w(0) = σ_init")
     return parts
 
@@ -83,22 +84,22 @@ def _eq15_functions(ctx: Context, runs) -> dict[str, dict[str, Any]]:
     ws, w = ws[keep], w[keep]
     a = (1 - (w**2 + ws**2) ** 2) ** -1.5 * (w**2 + ws**2) - (1 - 4 * w**4) ** 1.5
     b = (1 - 4 * ws**4) ** 1.5 * 2 * ws**2
-    return {"display_rhs_order": R.function_part(a, b, {"w": w, "wstar": ws}, role="chain",
-                                                 text="first RHS ≤ second RHS of the display before (15), w < w*")}
+    return {"display_rhs_order": A.function_part(a, b, {"w": w, "wstar": ws}, role="chain",
+                                                 statement="first RHS ≤ second RHS of the display before (15), w < w*")}
 
 
 def check_eq15(ctx: Context) -> Outcome:
     """Eq. (15) and the dw/dt display before it: w ≤ w(0)exp(4w*²(1-4w*⁴)^{3/2}t/((1+α*)(L-2)))."""
 
     def head(status, records):
-        rec = R.deciding(records)[0]
+        rec = A.deciding(records)[0]
         m = rec["parts"]["eq15"].get("max_w_over_bound") or {}
         return (f"Eq. (15) {status}: at {rec['config']} max w/UB on [0, T^w_1/2] = {_fmt(m.get('value'))} "
                 f"at t = {_fmt(m.get('t'))}")
 
     return R.run_claim(ctx, eval_eq15, main=["eq15", "c4_upper"],
                        chain=["display_line1", "display_line2", "display_direct"], head=head,
-                       claim_parts=_eq15_functions, quick={**R.QUICK, "wstar": [0.49, 0.3, 0.65]})
+                       claim_parts=_eq15_functions)
 
 
 # ----------------------------------------------------------------------------- Eq. (16)
@@ -113,7 +114,7 @@ def eval_eq16(run: R.Run) -> dict[str, dict[str, Any]]:
     d1, l1, l2 = (float(_f(k, run)[0]) for k in ("D1", "T16_1", "T16_2"))
     gap = tw - t1
 
-    def part(measured, bound, relation="≥", tol=R.POINT_TOL):
+    def part(measured, bound, relation="≥", tol=A.POINT_TOL):
         ok = measured >= bound * (1 - tol) if relation == "≥" else abs(measured - bound) <= 1e-6 * abs(bound)
         return {"status": "holds" if ok else "fails", "measured": measured, "bound": bound,
                 "ratio": measured / bound, "relation": relation}
@@ -130,9 +131,9 @@ def _eq16_functions(ctx: Context, runs) -> dict[str, dict[str, Any]]:
     ws, al, w0 = ws[keep], al[keep], w0[keep]
     l1 = np.asarray(_forms()["T16_1"](0, 0, ws, al, 3.0, 0, w0, 1, BETA), float)
     l2 = np.asarray(_forms()["T16_2"](0, 0, ws, al, 3.0, 0, w0, 1, BETA), float)
-    parts = {"line1_ge_line2": R.function_part(l1, l2, {"wstar": ws, "alpha": al, "w0": w0}, relation=">=", role="chain",
-                                                text="(16): first lower bound ≥ second, per (L-2), w(0) < w*/2")}
-    sweep = R.grid(ctx, {"L": [40, 400], "alpha": [1.0, 4.0], "wstar": [0.3, 0.49], "sigma": [1e-4, 1e-8]},
+    parts = {"line1_ge_line2": A.function_part(l1, l2, {"wstar": ws, "alpha": al, "w0": w0}, relation=">=", role="chain",
+                                                statement="(16): first lower bound ≥ second, per (L-2), w(0) < w*/2")}
+    sweep = R.sub_sweep(ctx, {"L": [40, 400], "alpha": [1.0, 4.0], "wstar": [0.3, 0.49], "sigma": [1e-4, 1e-8]},
                    {"L": [40, 400, 4000], "alpha": [0.5, 1.0, 4.0, 9.0], "wstar": [0.1, 0.2, 0.3, 0.4, 0.49],
                     "sigma": [1e-2, 1e-4, 1e-6, 1e-8]})
     sweep_runs = R.runs_for(ctx, sweep, [R.CANONICAL])
@@ -145,7 +146,7 @@ def check_eq16(ctx: Context) -> Outcome:
     """Eq. (16), the 'T^w_{1/2} - T^h_1 =' display and 'T^w_{1/2} = Θ(((1+α*)²L/w*²) log(1/σ_init))'."""
 
     def head(status, records):
-        rec = R.deciding(records)[0]
+        rec = A.deciding(records)[0]
         p = rec["parts"]
         if "measured" not in p["display_ge"]:
             return f"Eq. (16) {status}: window empty at {rec['config']}"
@@ -163,26 +164,26 @@ def check_eq16(ctx: Context) -> Outcome:
 def eval_eq17(run: R.Run) -> dict[str, dict[str, Any]]:
     """(17) and C.4's lower bound on [0, T^w_{1/2}]; the chain lines under both γ readings."""
     tw = run.event("T_w_half")
-    win = R.window(run, 0.0, tw) if math.isfinite(tw) else np.zeros(run.t.size, bool)
+    win = run.window(0.0, tw) if math.isfinite(tw) else np.zeros(run.t.size, bool)
     lb = _f("eq17", run)
-    parts = {"eq17": R.pointwise(run, win, run.w, lb, relation=">=", window_text="0 ≤ t ≤ T^w_{1/2}, w(0) = σ")}
-    parts["eq17"]["min_w_over_bound"] = R.extreme(run, win, run.w / lb, "min")
+    parts = {"eq17": A.pointwise(run, win, run.w, lb, relation=">=", window="0 ≤ t ≤ T^w_{1/2}, w(0) = σ")}
+    parts["eq17"]["min_w_over_bound"] = A.extreme(run, win, run.w / lb, "min")
     parts["c4_lower"] = dict(parts["eq17"], note="C.4 display, lower half: the same bound with w(0) = σ_init")
     ratio = run.h / run.hstar
     for name, gamma in _gammas(run.wstar).items():
         c1, c2, c3 = _f("c1", run, gamma=gamma), _f("c2", run, gamma=gamma), _f("c3", run, gamma=gamma)
-        parts[f"line1_gamma_{name}"] = R.pointwise(run, win, run.dw, c1, relation=">=", window_text="0 ≤ t ≤ T^w_{1/2}")
-        parts[f"line2_gamma_{name}"] = R.pointwise(run, win, c1, c2, relation=">=", window_text="0 ≤ t ≤ T^w_{1/2}, β = 2")
-        parts[f"general_gamma_{name}"] = R.pointwise(run, win, run.w, c3, relation=">=",
-                                                window_text="0 ≤ t ≤ T^w_{1/2}, β = 2")
+        parts[f"line1_gamma_{name}"] = A.pointwise(run, win, run.dw, c1, relation=">=", window="0 ≤ t ≤ T^w_{1/2}")
+        parts[f"line2_gamma_{name}"] = A.pointwise(run, win, c1, c2, relation=">=", window="0 ≤ t ≤ T^w_{1/2}, β = 2")
+        parts[f"general_gamma_{name}"] = A.pointwise(run, win, run.w, c3, relation=">=",
+                                                window="0 ≤ t ≤ T^w_{1/2}, β = 2")
         end = float(_f("win", run, gamma=gamma)[0])
         beyond = run.w**2 >= end
         t_end = float(run.t[np.argmax(beyond)]) if beyond.any() else math.inf
         parts[f"window_gamma_{name}"] = {"status": "holds" if not math.isfinite(tw) or tw <= t_end else "fails",
                                     "statement": "T^w_{1/2} before w² reaches w*²/(2γ+β-1), β = 2",
-                                    "gamma": gamma, "t_window_end": R.finite(t_end), "T_w_half": R.finite(tw)}
-        parts[f"line1_gamma_{name}"]["h_use"] = {"max_h_over_hstar": R.extreme(run, win, ratio),
-                                           "min_h_over_hstar": R.extreme(run, win, ratio, "min"), "gamma": gamma,
+                                    "gamma": gamma, "t_window_end": A.finite(t_end), "T_w_half": A.finite(tw)}
+        parts[f"line1_gamma_{name}"]["h_use"] = {"max_h_over_hstar": A.extreme(run, win, ratio),
+                                           "min_h_over_hstar": A.extreme(run, win, ratio, "min"), "gamma": gamma,
                                            "note": "line 1 uses h* ≤ h ≤ γ(w*)h*"}
     return parts
 
@@ -191,7 +192,7 @@ def check_eq17(ctx: Context) -> Outcome:
     """Eq. (17) and its derivation: w ≥ w(0)exp(w*²t/((1+α*)²(L-2))) for t ∈ [0, T^w_{1/2}]."""
 
     def head(status, records):
-        rec = R.deciding(records)[0]
+        rec = A.deciding(records)[0]
         m = rec["parts"]["eq17"].get("min_w_over_bound") or {}
         return (f"Eq. (17) {status}: at {rec['config']} min w/LB on [0, T^w_1/2] = {_fmt(m.get('value'))} at "
                 f"t = {_fmt(m.get('t'))}")
@@ -210,12 +211,12 @@ def _figure_w_bounds(ctx: Context):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    cfg = R.grid(ctx, R.QUICK, R.FULL)[0]
+    cfg = {name: ctx.grid(name)[0] for name in R.CONFIG_NAMES}
     fig, ax = plt.subplots(figsize=(6, 4))
     for mode, style in (("paper", "-"), ("balanced", "--")):
         run = R.ih_run(int(cfg["L"]), cfg["alpha"], cfg["wstar"], cfg["sigma"], mode, "canonical")
         tw = run.event("T_w_half")
-        mask = R.window(run, 0.0, tw if math.isfinite(tw) else run.t[-1])
+        mask = run.window(0.0, tw if math.isfinite(tw) else run.t[-1])
         ax.plot(run.t[mask], run.w[mask] / run.sigma, "k" + style, label=f"w/σ ({mode} ODE)")
         if mode == "paper":
             ax.plot(run.t[mask], _f("eq15", run)[mask] / run.sigma, "r:", label="upper bound (15)")
@@ -234,6 +235,13 @@ def _figure_w_bounds(ctx: Context):
 # ----------------------------------------------------------------------------- technical simplification
 
 SIMPLIFICATION_TOL = 0.1  # default of --param rel_tol: the gap called "nearly tight"
+#: the loss-gap table sweeps L and w*; the runs along the dynamics use the first L and the default w*
+SIMPLIFICATION_PARAMS = (
+    Param("L", 40, quick=(40, 1000), full=(40, 200, 1000)),
+    Param("wstar", 0.49, quick=(0.3, 0.49)),
+    Param("alpha", 1.0), Param("sigma", 0.01),
+    Param("rel_tol", SIMPLIFICATION_TOL, doc="relative loss gap called 'nearly tight'"),
+)
 
 
 def _loss(mode: str, rng: str, h, w, L: float, alpha: float, wstar: float) -> np.ndarray:
@@ -249,11 +257,11 @@ def _mc_softmax(ctx: Context, L: int, w: float, h: float, alpha: float, wstar: f
 
 def check_simplification(ctx: Context) -> Outcome:
     """C.3.2 'Technical simplification': softmax replaced by exp(·)/(L-2) is nearly tight along the dynamics."""
-    tol = float(ctx.params.get("rel_tol") or SIMPLIFICATION_TOL)
-    alpha = float(ctx.params.get("alpha") or 1.0)
-    sigma = float(ctx.params.get("sigma") or 0.01)
-    Ls = R.choice(ctx, "L", [40, 200, 1000] if not ctx.quick else [40, 1000])
-    wstars = R.choice(ctx, "wstar", [0.3, 0.49])
+    tol = float(ctx.value("rel_tol"))
+    alpha = float(ctx.value("alpha"))
+    sigma = float(ctx.value("sigma"))
+    Ls = ctx.grid("L")
+    wstars = ctx.grid("wstar")
     ws, hs = np.array([0.01, 0.1, 0.2, 0.3, 0.4, 0.49]), np.array([0.01, 0.25, 0.5, 0.6])
     W, H = np.meshgrid(ws, hs)
     table = []
@@ -281,19 +289,19 @@ def check_simplification(ctx: Context) -> Outcome:
     runs = {m: R.ih_run(int(Ls[0]), alpha, float(wstars[-1]), sigma, m, "canonical") for m in R.MODES}
     paper = runs["paper"]
     t3 = paper.event("T_III")
-    win = R.window(paper, 0.0, t3)
+    win = paper.window(0.0, t3)
     exp_l = paper.loss
     sm_l = _loss("softmaxLL", "canonical", paper.h, paper.w, paper.L, alpha, paper.wstar)
     along = float(np.max(np.abs(exp_l[win] - sm_l[win])) / sm_l[0]) if win.any() else None
     fractions = {}
     for m, r in runs.items():
         end = r.event("T_III")
-        mask = R.window(r, 0.0, end) if math.isfinite(end) else np.zeros(r.t.size, bool)
+        mask = r.window(0.0, end) if math.isfinite(end) else np.zeros(r.t.size, bool)
         if mask.any():
             dt = np.diff(r.t[mask])
             small = (r.w[mask] <= 2 * sigma)[:-1]
             fractions[m] = float(np.sum(dt[small]) / (r.t[mask][-1] - r.t[mask][0]))
-    times = {m: {k: R.finite(r.event(k)) for k in ("T_w_half", "T_II", "T_III")} for m, r in runs.items()}
+    times = {m: {k: A.finite(r.event(k)) for k in ("T_w_half", "T_II", "T_III")} for m, r in runs.items()}
     ratios = {m: {k: (times[m][k] / times["paper"][k] if times[m][k] and times["paper"][k] else None)
                   for k in times[m]} for m in runs}
     rng = np.random.default_rng(np.random.SeedSequence(ctx.seed))
@@ -323,16 +331,17 @@ def check_simplification(ctx: Context) -> Outcome:
 # ----------------------------------------------------------------------------- registration
 
 
-def _register(claim_id: str, label: str, label_alt: str, check, statement: str, cost: float = 2.0) -> None:
+def _register(claim_id: str, label: str, label_alt: str, check, statement: str, cost: float = 2.0,
+              params: tuple | None = None) -> None:
     register(Claim(claim_id, PAPER, label, "claim", check, statement=statement, label_alt=label_alt,
-                   defaults=dict(R.DEFAULTS), domain=R.domain(), doc=check.__doc__ or "", cost=cost))
+                   params=params or R.proof_params(), domain=R.domain(), doc=check.__doc__ or "", cost=cost))
 
 
 _register("ih.eq15", "[W] Eq. (15)", "[F] Eq. (27)", check_eq15,
           r"\frac{\mathrm dw}{\mathrm dt}\le\frac{2w}{(1+\alpha^\star)^2(L-2)}\Big[(1-(w^2+w^{\star2})^2)^{-\frac32}"
           r"\cdot(w^2+w^{\star2})-(1-4w^4)^{\frac32}\Big]\le\frac{2w}{(1+\alpha^\star)^2(L-2)}(1-4w^{\star4})^{\frac32}"
           r"\cdot2w^{\star2};\ w\le w(0)\exp\Big(\frac{4w^{\star2}(1-4w^{\star4})^{\frac32}}{(1+\alpha^\star)(L-2)}t"
-          r"\Big).\tag{15}", cost=1.7)
+          r"\Big).\tag{15}", cost=1.7, params=R.proof_params(quick={"wstar": (0.49, 0.3, 0.65)}))
 _register("ih.eq16", "[W] Eq. (16)", "[F] Eq. (28)", check_eq16,
           r"T^w_{1/2}-T^h_1=\frac{(1+\alpha^\star)^2(L-2)}{4w^{\star2}(1-4w^{\star4})^{\frac32}}\ln\Big(\frac{w^\star}"
           r"{2w(0)}\Big);\ T^w_{1/2}\ge(L-2)\Big[\frac{(1+\alpha^\star)^2\ln(\frac{w^\star}{2w(0)})}{4w^{\star2}"
@@ -347,5 +356,5 @@ register(Claim("ih.simplification", PAPER, "[W] C.3.2 'Technical simplification'
                statement=r"softmax$(z_1,\cdots,z_L)$ replaced with $\frac1L\exp(z_1,\cdots,z_L)$: 'This approximation "
                r"is nearly tight when $z_1,\cdots,z_L\approx0$' (1) $w\approx\sigma_{\rm init}$ is maintained over a "
                r"long period; (2) $w^\star=O(1)$ implies $w^2x_Lx_{s-1}\approx0$ for most input sequences",
-               label_alt="[F] C.2", defaults={**R.DEFAULTS, "rel_tol": None}, domain=R.domain(),
+               label_alt="[F] C.2", params=SIMPLIFICATION_PARAMS, domain=R.domain(),
                doc=check_simplification.__doc__ or "", cost=1.5))

@@ -20,7 +20,6 @@ decided on the canonical reading (paper ODE, canonical range) over its grid of c
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping
@@ -29,16 +28,17 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from checks.claim import Context
+from checks import along, configurations
+from checks.claim import Context, Param
+from checks.status import Status, combine
 from derivations.errors import InvalidArgument, NumericalTrouble
+from numerics.trajectory import Trajectory
 
 #: flow mode -> (ih_loss, flow) of spec §2.7
 MODES = {"paper": ("exp_simplified", "paper"), "balanced": ("exp_simplified", "balanced"),
          "softmaxLL": ("softmax_largeL", "balanced")}
 RANGES = ("canonical", "literal")
 CANONICAL = ("paper", "canonical")
-#: relative slack of a pointwise inequality along a run (the integrator's rtol is 1e-10)
-POINT_TOL = 1e-9
 #: states within this relative distance of (h*, w*) are at the solver's noise floor: signs of
 #: velocities there are not resolved (spec ih.p1_1: "with the solver noise floor recorded")
 EQUILIBRIUM_FLOOR = 1e-7
@@ -65,25 +65,22 @@ def velocity_kernels(mode: str, ih_model_range: str) -> tuple[Callable, Callable
     return ih_velocity(flow, ih_model_range, loss)
 
 
-@dataclasses.dataclass(frozen=True)
-class Run:
-    """One (h, w) trajectory with velocities at the saved times and its hitting times (NaN: not reached)."""
+class Run(Trajectory):
+    """One (h, w) trajectory: states h, w; observables dh, dw (the flow's velocities) and the loss;
+    hitting times (NaN: not reached); ``meta`` holds L, alpha, wstar, sigma, mode, ih_model_range, horizon."""
 
-    L: int
-    alpha: float
-    wstar: float
-    sigma: float
-    mode: str
-    ih_model_range: str
-    t: np.ndarray
-    h: np.ndarray
-    w: np.ndarray
-    dh: np.ndarray
-    dw: np.ndarray
-    loss: np.ndarray
-    events: dict[str, float]
-    event_states: dict[str, tuple[float, float]]
-    horizon: float
+    h = property(lambda self: self.states["h"], doc="h at the saved times")
+    w = property(lambda self: self.states["w"], doc="w at the saved times")
+    dh = property(lambda self: self.observables["dh"], doc="dh/dt at the saved times")
+    dw = property(lambda self: self.observables["dw"], doc="dw/dt at the saved times")
+    loss = property(lambda self: self.observables["loss"], doc="L_IH2 at the saved times")
+    L = property(lambda self: self.meta["L"])
+    alpha = property(lambda self: self.meta["alpha"])
+    wstar = property(lambda self: self.meta["wstar"])
+    sigma = property(lambda self: self.meta["sigma"])
+    mode = property(lambda self: self.meta["mode"])
+    ih_model_range = property(lambda self: self.meta["ih_model_range"])
+    horizon = property(lambda self: self.meta["horizon"])
 
     @property
     def hstar(self) -> float:
@@ -119,17 +116,15 @@ class Run:
         dist = np.maximum(np.abs(self.h / self.hstar - 1), np.abs(self.w / self.wstar - 1))
         return dist > EQUILIBRIUM_FLOOR
 
-    def event(self, name: str) -> float:
-        """A hitting time, NaN when not reached within the horizon."""
-        return self.events[name]
+    def window(self, start: float = -math.inf, end: float = math.inf, *, closed: bool = True,
+               resolved: bool = False) -> np.ndarray:
+        """Saved times in [start, end] (``Trajectory.window``), optionally only the resolved ones."""
+        mask = super().window(start, end, closed=closed)
+        return mask & self.resolved if resolved else mask
 
     def state_at(self, name: str) -> dict[str, float]:
         """(t, h, w) where a hitting time fired (empty when it did not)."""
-        time = self.events[name]
-        if not math.isfinite(time):
-            return {}
-        h, w = self.event_states[name]
-        return {"t": time, "h": h, "w": w}
+        return self.event_state(name)
 
 
 def _check(mode: str, ih_model_range: str) -> None:
@@ -172,11 +167,14 @@ def _run_from(res, i: int, spec: tuple, horizon_factor: float) -> Run:
     t, h, w = res.tau[alive] * res.S[i], res.h[i, alive], res.w[i, alive]
     dh_k, dw_k = velocity_kernels(mode, rng)
     events = {name: float(v[i]) for name, v in res.events.items()}
-    states = {name: (float(res.event_h[name][i]), float(res.event_w[name][i])) for name in events}
+    states = {name: {"h": float(res.event_h[name][i]), "w": float(res.event_w[name][i])} for name in events}
     for alias, name in ALIASES.items():
         events[alias], states[alias] = events[name], states[name]
-    return Run(L, alpha, wstar, sigma, mode, rng, t, h, w, dh_k(h, w, float(L), alpha, wstar),
-               dw_k(h, w, float(L), alpha, wstar), res.loss[i, alive], events, states, horizon_factor * res.S[i])
+    observables = {"dh": dh_k(h, w, float(L), alpha, wstar), "dw": dw_k(h, w, float(L), alpha, wstar),
+                   "loss": res.loss[i, alive]}
+    meta = {"L": L, "alpha": alpha, "wstar": wstar, "sigma": sigma, "mode": mode, "ih_model_range": rng,
+            "horizon": horizon_factor * res.S[i]}
+    return Run(t, {"h": h, "w": w}, observables, events, states, meta)
 
 
 def ih_run(L: int, alpha: float, wstar: float, sigma: float, mode: str = "paper",
@@ -185,37 +183,40 @@ def ih_run(L: int, alpha: float, wstar: float, sigma: float, mode: str = "paper"
     return ih_runs([(L, alpha, wstar, sigma, mode, ih_model_range)], horizon_factor)[0]
 
 
-# ----------------------------------------------------------------------------- grids and readings
+# ----------------------------------------------------------------------------- parameters, grids and readings
 
 
-def choice(ctx: Context, name: str, default: list) -> list:
-    """A grid axis: the pinned value when the user gave one, else ``default``."""
-    value = ctx.params.get(name)
-    return [value] if value is not None else list(default)
+#: the canonical configuration D0 (spec §2.11) and the quick grid: D0 and a smaller w*, σ (four configurations)
+QUICK = {"L": (40,), "alpha": (1.0,), "wstar": (0.49, 0.3), "sigma": (1e-2, 1e-4)}
+#: full: the spec's G_IH axes
+FULL = {"L": (40, 400, 4000), "alpha": (0.5, 1.0, 4.0, 9.0),
+        "wstar": (0.05, 0.1, 0.2, 0.3, 0.35, 0.4, 0.45, 0.47, 0.49, 0.55, 0.6, 0.65, 0.7),
+        "sigma": (1e-2, 1e-4, 1e-6, 1e-8)}
+CONFIG_NAMES = ("L", "alpha", "wstar", "sigma")
 
 
-def readings(ctx: Context, *, softmax: bool = True) -> list[tuple[str, str]]:
+def proof_params(*, softmax: bool = True, quick: Mapping[str, tuple] | None = None) -> tuple[Param, ...]:
+    """The declared parameters of a proof-level claim: the (L, α*, w*, σ) grid and the reading flags.
+
+    ``quick`` replaces axes of the quick grid (a claim that needs a w* beyond the canonical pair).
+    The defaults are D0 = (L 40, α* 1, w* 0.49, σ 0.01) and the canonical reading (paper, canonical).
+    """
+    quick = {**QUICK, **(quick or {})}
+    doc = {"L": "sequence length", "alpha": "α*", "wstar": "w*", "sigma": "σ_init"}
+    numeric = tuple(Param(name, quick[name][0], quick=quick[name], full=FULL[name], doc=doc[name])
+                    for name in CONFIG_NAMES)
+    modes = tuple(MODES) if softmax else ("paper", "balanced")
+    return (*numeric,
+            Param("flow", CANONICAL[0], quick=modes, full=modes, choices=tuple(MODES),
+                  doc="flow mode (spec §2.7): paper | balanced | softmaxLL"),
+            Param("ih_model_range", CANONICAL[1], quick=RANGES, full=RANGES, choices=RANGES,
+                  doc="head 2's summation range"))
+
+
+def readings(ctx: Context) -> list[tuple[str, str]]:
     """(mode, range) pairs: canonical first; the quick budget runs one alternative per flag."""
-    modes = choice(ctx, "flow", list(MODES) if softmax else ["paper", "balanced"])
-    ranges = choice(ctx, "ih_model_range", RANGES)
-    for m in modes:
-        if m not in MODES:
-            raise InvalidArgument(f"flow={m!r} is not one of {', '.join(MODES)}")
-    for r in ranges:
-        if r not in RANGES:
-            raise InvalidArgument(f"ih_model_range={r!r} is not one of {', '.join(RANGES)}")
-    pairs = [(m, r) for m in modes for r in ranges if not (m == "softmaxLL" and r == "literal")]
-    if ctx.quick:
-        pairs = [p for p in pairs if p[0] == modes[0] or p[1] == ranges[0]]
-    pairs.sort(key=lambda p: p != CANONICAL)
-    return pairs
-
-
-def grid(ctx: Context, quick: Mapping[str, list], full: Mapping[str, list]) -> list[dict[str, Any]]:
-    """Configurations (L, alpha, wstar, sigma) of the budget, pinned parameters replacing their axes."""
-    axes = quick if ctx.quick else full
-    axes = {name: choice(ctx, name, axes[name]) for name in ("L", "alpha", "wstar", "sigma")}
-    return [dict(zip(axes, combo, strict=True)) for combo in itertools.product(*axes.values())]
+    return configurations.readings(ctx, ["flow", "ih_model_range"],
+                                   allowed=lambda p: not (p[0] == "softmaxLL" and p[1] == "literal"))
 
 
 def runs_for(ctx: Context, configs: Iterable[Mapping[str, Any]], pairs: list[tuple[str, str]],
@@ -227,138 +228,18 @@ def runs_for(ctx: Context, configs: Iterable[Mapping[str, Any]], pairs: list[tup
     return ih_runs(specs, horizon_factor)
 
 
-# ----------------------------------------------------------------------------- parts and verdicts
-
-
-def window(run: Run, start: float, end: float, *, closed: bool = True, resolved: bool = False) -> np.ndarray:
-    """Mask of saved times in [start, end] (NaN end: the window is open to the horizon)."""
-    if not math.isfinite(start):
-        return np.zeros(run.t.size, dtype=bool)
-    end = end if math.isfinite(end) else math.inf
-    mask = (run.t >= start) & (run.t <= end) if closed else (run.t > start) & (run.t < end)
-    return mask & run.resolved if resolved else mask
-
-
-def pointwise(run: Run, mask: np.ndarray, lhs: np.ndarray, rhs: np.ndarray, *, relation: str = "<=",
-              window_text: str = "", tol: float = POINT_TOL) -> dict[str, Any]:
-    """Test ``lhs relation rhs`` at the saved times of ``mask``; the worst point is the counterexample.
-
-    ``relation`` is ``<=`` or ``>=`` (``<``/``>`` are tested as their weak forms at the same slack).
-    The slack is tol·max(|lhs|, |rhs|): the integrator's relative accuracy.
-    """
-    lhs, rhs = np.broadcast_to(lhs, run.t.shape), np.broadcast_to(rhs, run.t.shape)
-    if not mask.any():
-        return {"status": "outside-regime", "window": window_text, "n_points": 0}
-    sign = 1.0 if relation in ("<=", "<") else -1.0
-    excess = sign * (lhs[mask] - rhs[mask])
-    slack = tol * np.maximum(np.abs(lhs[mask]), np.abs(rhs[mask]))
-    bad = excess > slack
-    scale = np.maximum(np.abs(rhs[mask]), 1e-300)
-    rel = excess / scale
-    k = int(np.argmax(rel))
-    times = run.t[mask]
-    record = {"status": "fails" if bad.any() else "holds", "window": window_text, "n_points": int(mask.sum()),
-              "relation": relation, "worst_relative_excess": float(rel[k]), "worst_t": float(times[k]),
-              "worst_lhs": float(lhs[mask][k]), "worst_rhs": float(rhs[mask][k]),
-              "worst_state": {"h": float(run.h[mask][k]), "w": float(run.w[mask][k])},
-              "window_span": [float(times[0]), float(times[-1])]}
-    if bad.any():
-        first = int(np.argmax(bad))
-        record["first_violation_t"] = float(times[first])
-        record["fraction_violated"] = float(bad.mean())
-    return record
-
-
-def extreme(run: Run, mask: np.ndarray, values: np.ndarray, how: str = "max") -> dict[str, Any]:
-    """max or min of ``values`` on ``mask`` with the time where it is attained (None on an empty window)."""
-    if not mask.any():
-        return {"value": None, "t": None}
-    vals = values[mask]
-    k = int(np.argmax(vals) if how == "max" else np.argmin(vals))
-    return {"value": float(vals[k]), "t": float(run.t[mask][k])}
-
-
-def combine(statuses: Iterable[str]) -> str:
-    """One status from parts: fails (differs) if any does; holds if any holds and none fails; else the empty window."""
-    statuses = list(statuses)
-    if "fails" in statuses:
-        return "fails"
-    if "differs" in statuses:
-        return "differs"
-    if "inconclusive" in statuses:
-        return "inconclusive"
-    if "holds" in statuses:
-        return "holds"
-    return "outside-regime" if statuses else "inconclusive"
-
-
-def deciding(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The records that decide: the canonical reading's, or the first reading's when a pinned flag excludes it."""
-    canonical = [r for r in records if r["canonical"]]
-    return canonical or [r for r in records if r["label"] == records[0]["label"]]
-
-
-def decide(records: list[dict[str, Any]], main: list[str]) -> tuple[str, dict[str, Any]]:
-    """Claim status from per-run records (each with ``reading``, ``canonical`` and ``parts``).
-
-    The canonical-reading records decide (the ``main`` parts only; chain parts keep their own
-    status). Returns (status, per-part status under each reading).
-    """
-    table: dict[str, dict[str, list[str]]] = {}
-    for rec in records:
-        for name, part in rec["parts"].items():
-            table.setdefault(rec["label"], {}).setdefault(name, []).append(part["status"])
-    by_reading = {label: {name: combine(sts) for name, sts in parts.items()} for label, parts in table.items()}
-    status = combine(r["parts"][m]["status"] for r in deciding(records) for m in main if m in r["parts"])
-    return status, by_reading
+def sub_sweep(ctx: Context, quick: Mapping[str, list], full: Mapping[str, list]) -> list[dict[str, Any]]:
+    """A second sweep inside a claim (its own axes per budget), a pinned parameter replacing its axis."""
+    axes = quick if ctx.quick else full
+    return [dict(zip(axes, combo, strict=True))
+            for combo in itertools.product(*(ctx.grid(name, values) for name, values in axes.items()))]
 
 
 def run_record(run: Run, parts: dict[str, dict[str, Any]], **extra) -> dict[str, Any]:
     """One outcome record per configuration and reading (spec §0.1 item 5)."""
-    return {"label": run.label, "reading": run.reading, "canonical": (run.mode, run.ih_model_range) == CANONICAL,
-            "config": run.config, "events": {k: (v if math.isfinite(v) else None) for k, v in run.events.items()},
-            "parts": parts, **extra}
-
-
-def counterexample(records: list[dict[str, Any]], parts: list[str]) -> str:
-    """A one-line counterexample from the first canonical record whose part fails ('' when none)."""
-    for rec in deciding(records):
-        for name in parts:
-            part = rec["parts"].get(name, {})
-            if part.get("status") == "fails":
-                cfg = ", ".join(f"{k}={v:g}" for k, v in rec["config"].items())
-                if "worst_t" in part:
-                    return (f"{name} at {cfg}, t={part['worst_t']:.4g}: lhs {part['worst_lhs']:.6g} vs rhs "
-                            f"{part['worst_rhs']:.6g} ({part['relation']})")
-                if "bound" in part:
-                    return f"{name} at {cfg}: measured {part.get('measured', part.get('T_1h'))} vs bound {part['bound']:.6g}"
-                return f"{name} at {cfg}: {part.get('why', '')}"
-    return ""
-
-
-def failing_chain(by_reading: Mapping[str, Mapping[str, str]], chain: list[str],
-                  label: str = "/".join(CANONICAL)) -> list[str]:
-    """Chain parts that fail under the deciding reading (``label``; the canonical one by default)."""
-    canon = by_reading.get(label, {})
-    return [c for c in chain if canon.get(c) in ("fails", "differs")]
-
-
-def summarise(status: str, head: str, records: list[dict[str, Any]], main: list[str],
-              by_reading: Mapping[str, Mapping[str, str]], chain: list[str], run_status: str | None = None) -> str:
-    """The one-line summary: the decision, its counterexample and the failing chain parts."""
-    parts = [head]
-    if status == "fails":
-        parts.append(counterexample(records, main))
-    label = deciding(records)[0]["label"]
-    bad = failing_chain(by_reading, chain, label)
-    if bad:
-        parts.append("chain parts failing: " + ", ".join(bad))
-    reference = run_status or status
-    others = sorted({lab for lab, ps in by_reading.items() if lab != label
-                     and combine(ps[m] for m in main if m in ps) != reference})
-    if others:
-        parts.append("verdict differs under " + ", ".join(others))
-    return "; ".join(p for p in parts if p)
+    return along.record(parts, label=run.label, reading=run.reading,
+                        canonical=(run.mode, run.ih_model_range) == CANONICAL, config=run.config,
+                        events=run.events, **extra)
 
 
 def lambdified(expr: sp.Expr, *names: str) -> Callable:
@@ -375,21 +256,7 @@ def lambdified(expr: sp.Expr, *names: str) -> Callable:
     return evaluate
 
 
-def finite(value: float) -> float | None:
-    """JSON-friendly: None for NaN/inf."""
-    return float(value) if value is not None and math.isfinite(value) else None
-
-
 # ----------------------------------------------------------------------------- the driver
-
-
-#: parameters every proof-level claim takes (None: the budget's grid axis)
-DEFAULTS = {"L": None, "alpha": None, "wstar": None, "sigma": None, "flow": None, "ih_model_range": None}
-#: quick grid: D0 and a smaller w*, σ (four configurations); full: the spec's G_IH axes
-QUICK = {"L": [40], "alpha": [1.0], "wstar": [0.49, 0.3], "sigma": [1e-2, 1e-4]}
-FULL = {"L": [40, 400, 4000], "alpha": [0.5, 1.0, 4.0, 9.0],
-        "wstar": [0.05, 0.1, 0.2, 0.3, 0.35, 0.4, 0.45, 0.47, 0.49, 0.55, 0.6, 0.65, 0.7],
-        "sigma": [1e-2, 1e-4, 1e-6, 1e-8]}
 
 
 def domain():
@@ -402,39 +269,39 @@ def domain():
 def run_claim(ctx: Context, evaluate: Callable[[Run], dict[str, dict[str, Any]]], *, main: list[str],
               chain: list[str], head: Callable[[str, list[dict[str, Any]]], str],
               claim_parts: Callable[[Context, list[Run]], dict[str, dict[str, Any]]] | None = None,
-              quick: Mapping[str, list] = QUICK, full: Mapping[str, list] = FULL, softmax: bool = True,
               flags: Mapping[str, str] | None = None):
-    """Evaluate ``evaluate`` on every run of the grid and decide on the canonical reading.
+    """Evaluate ``evaluate`` on every run of the claim's grid and decide on the canonical reading.
 
-    ``claim_parts`` adds parts that are not per run (inequalities between explicit functions,
-    scaling fits); each carries ``role`` ``main`` or ``chain``. The claim's status combines the
-    canonical per-run main parts with the main claim parts.
+    The grid is the declared one (``proof_params``; pins replace axes). ``claim_parts`` adds parts
+    that are not per run (inequalities between explicit functions, scaling fits); each carries
+    ``role`` ``main`` or ``chain``. The claim's status combines the canonical per-run main parts
+    with the main claim parts (``checks.status.combine``).
     """
     from checks.claim import Outcome
 
-    configs = grid(ctx, quick, full)
-    runs = runs_for(ctx, configs, readings(ctx, softmax=softmax))
+    configs = configurations.configurations(ctx, CONFIG_NAMES)
+    runs = runs_for(ctx, configs, readings(ctx))
     records = [run_record(r, evaluate(r)) for r in runs]
-    status, by_reading = decide(records, main)
+    status, by_reading = along.decide(records, main)
     run_status = status
     extra = claim_parts(ctx, runs) if claim_parts else {}
     main_extra = [p["status"] for p in extra.values() if p.get("role") == "main"]
     if main_extra:
-        status = combine([status, *main_extra]) if status != "outside-regime" else combine(main_extra)
-    text = summarise(status, head(status, records), records, main, by_reading, chain, run_status)
-    bad_extra = [n for n, p in extra.items() if p["status"] in ("fails", "differs")]
+        status = combine([status, *main_extra]).value if status != Status.OUTSIDE else combine(main_extra).value
+    text = along.summarise(status, head(status, records), records, main, by_reading, chain, run_status)
+    bad_extra = [n for n, p in extra.items() if p["status"] in (Status.FAILS, Status.DIFFERS)]
     if bad_extra:
         text += "; claim-level parts failing: " + ", ".join(bad_extra)
     keep = records if ctx.quick else [r for r in records if r["canonical"] or any(
-        p["status"] in ("fails", "differs") for p in r["parts"].values())][:200]
+        p["status"] in (Status.FAILS, Status.DIFFERS) for p in r["parts"].values())][:200]
     evidence = {
-        "grid": {name: sorted({c[name] for c in configs}) for name in ("L", "alpha", "wstar", "sigma")},
+        "grid": {name: sorted({c[name] for c in configs}) for name in CONFIG_NAMES},
         "n_configurations": len(configs), "n_runs": len(runs),
         "canonical_reading": {"flow": "paper", "ih_loss": "exp_simplified", "ih_model_range": "canonical",
                               **(flags or {})},
         "main_parts": main, "chain_parts": chain,
         "readings": by_reading, "claim_parts": extra, "records": keep,
-        "integrator": {"rtol": 1e-10, "atol": 1e-13, "point_tolerance": POINT_TOL,
+        "integrator": {"rtol": 1e-10, "atol": 1e-13, "point_tolerance": along.POINT_TOL,
                        "equilibrium_floor": EQUILIBRIUM_FLOOR},
     }
     return Outcome(status, text, evidence)
@@ -443,23 +310,6 @@ def run_claim(ctx: Context, evaluate: Callable[[Run], dict[str, dict[str, Any]]]
 def canonical_runs(runs: list[Run]) -> list[Run]:
     """The runs of the canonical reading."""
     return [r for r in runs if (r.mode, r.ih_model_range) == CANONICAL]
-
-
-def function_part(values_lhs: np.ndarray, values_rhs: np.ndarray, points: Mapping[str, np.ndarray], *,
-                  relation: str = "<=", role: str = "main", text: str = "") -> dict[str, Any]:
-    """An inequality between explicit functions on a sampled region: where it holds, and the worst point."""
-    sign = 1.0 if relation == "<=" else -1.0
-    excess = sign * (values_lhs - values_rhs)
-    ok = excess <= POINT_TOL * np.maximum(np.abs(values_lhs), np.abs(values_rhs))
-    k = int(np.argmax(excess))
-    record = {"status": "holds" if ok.all() else "fails", "role": role, "statement": text,
-              "relation": relation, "n_points": int(ok.size), "fraction_holding": float(ok.mean()),
-              "worst": {**{n: float(v.flat[k]) for n, v in points.items()},
-                        "lhs": float(values_lhs.flat[k]), "rhs": float(values_rhs.flat[k])}}
-    for name, v in points.items():
-        if ok.any():
-            record[f"{name}_range_where_holding"] = [float(v[ok].min()), float(v[ok].max())]
-    return record
 
 
 def scaling_part(runs: list[Run], observe: Callable[[Run], float], rate: Callable[[Run], float], *,
@@ -475,3 +325,4 @@ def scaling_part(runs: list[Run], observe: Callable[[Run], float], rate: Callabl
     fit = scaling_fit(obs, den, regs, form=form, rate_name=rate_name, labels=[r.config for r in runs])
     return {"status": fit.status, "role": role, "statement": f"{form}({rate_name})", "summary": fit.summary()
             if fit.ratios.size else fit.reason, **fit.evidence()}
+

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from checks.claim import Claim, Context, Outcome
+from checks.claim import Claim, Context, Outcome, Param
 from checks.registry import register
 from checks.scaling import scaling_fit
 from derivations.induction_head import symbols as S
@@ -48,7 +48,8 @@ READINGS = {
 QUICK_READINGS = ("paper", "balanced", "softmaxLL")
 CANONICAL = "paper"
 SWEPT = ("L", "alpha", "wstar", "sigma")
-DEFAULTS = {"L": None, "alpha": None, "wstar": None, "sigma": None, "mode": None}
+#: single values (D0) where a check needs one; every check here sweeps the budget's grid
+D0 = {"wstar": 0.49, "L": 40, "sigma": 1e-2, "alpha": 1.0}
 DOMAIN = S.domain(S.L, S.alpha, S.wstar, S.sigma, constraints=S.EQ10_CONSTRAINTS[:1])
 ALL_REGRESSORS = ("L", "1+alpha", "log(1/sigma)", "wstar")
 NO_WSTAR = ("L", "1+alpha", "log(1/sigma)")
@@ -57,22 +58,24 @@ NO_WSTAR = ("L", "1+alpha", "log(1/sigma)")
 # ----------------------------------------------------------------------------- the sweep
 
 
-def axes(ctx: Context, quick=QUICK_AXES, full=FULL_AXES) -> dict[str, list]:
+def sweep_params(quick=QUICK_AXES, full=FULL_AXES, *, modes: bool = True) -> tuple[Param, ...]:
+    """Declared parameters of a Theorem 4 claim: the (w*, L, σ, α*) grid and the reading ``mode``."""
+    numeric = tuple(Param(name, D0[name] if D0[name] in quick[name] else quick[name][0], quick=tuple(quick[name]),
+                          full=tuple(full[name])) for name in quick)
+    if not modes:
+        return numeric
+    return (*numeric, Param("mode", CANONICAL, quick=QUICK_READINGS, full=tuple(READINGS), choices=tuple(READINGS),
+                            doc="flow mode and head-2 range (paper, balanced, softmaxLL, *_literal)"))
+
+
+def axes(ctx: Context) -> dict[str, list]:
     """The grid axes of the budget, a pinned parameter replacing its axis."""
-    base = quick if ctx.quick else full
-    return {k: ([ctx.params[k]] if ctx.params.get(k) is not None else list(v)) for k, v in base.items()}
+    return {name: ctx.grid(name) for name in QUICK_AXES}
 
 
 def readings(ctx: Context) -> list[str]:
-    """The readings run: the pinned ``mode`` alone, else all (quick: canonical range only)."""
-    if ctx.params.get("mode") is not None:
-        mode = ctx.params["mode"]
-        if mode not in READINGS:
-            from derivations.errors import InvalidArgument
-
-            raise InvalidArgument(f"mode={mode!r} is not one of {', '.join(READINGS)}")
-        return [mode]
-    return list(QUICK_READINGS if ctx.quick else READINGS)
+    """The readings run: the pinned ``mode`` alone, else the budget's (quick: canonical range only)."""
+    return ctx.grid("mode")
 
 
 def sweep(ctx: Context, grid: dict[str, list] | None = None, names: list[str] | None = None):
@@ -330,7 +333,7 @@ def _phase3_extra(res, rows) -> dict[str, Any]:
 def check_phase3(ctx: Context) -> Outcome:
     """ih.thm4.phase3: T_III := inf{t > T_o : L_IH2 ≤ 0.01 L_IH2(T_o)} = Θ((α*+1)² L log(1/σ)/w*²)."""
     outcome = _time_claim(ctx, "T_III", _phase3_extra)
-    if not ctx.quick and ctx.params.get("alpha") is None:
+    if not ctx.quick and not ctx.is_pinned("alpha"):
         grid = {"wstar": [0.3], "L": [400], "sigma": [1e-3], "alpha": [1.0, 3.0, 9.0, 29.0]}
         res, rows_by = sweep(ctx, grid, ["paper", "balanced", "softmaxLL"])
         outcome.evidence["alpha_sweep"] = {
@@ -703,7 +706,7 @@ def check_phase_diagram(ctx: Context) -> Outcome:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    grid = axes(ctx, PHASE_QUICK, PHASE_FULL)
+    grid = axes(ctx)
     res, rows_by = sweep(ctx, grid)
     ws, sig = grid["wstar"], grid["sigma"]
     tables, figs = {}, []
@@ -739,9 +742,9 @@ def check_phase_diagram(ctx: Context) -> Outcome:
 # ----------------------------------------------------------------------------- registration
 
 
-def _reg(claim_id, label, label_alt, kind, check, statement, cost, defaults=None):
+def _reg(claim_id, label, label_alt, kind, check, statement, cost, params=None):
     register(Claim(claim_id, PAPER, label, kind, check, statement=statement, label_alt=label_alt,
-                   defaults=dict(defaults or DEFAULTS), domain=DOMAIN, doc=check.__doc__ or "", cost=cost))
+                   params=params or sweep_params(), domain=DOMAIN, doc=check.__doc__ or "", cost=cost))
 
 
 _reg("ih.thm4.observation_time", "[W] Thm 4; C.4 (T_o := T_1^h)", "[F] Thm 5.5; C.3", "claim",
@@ -760,7 +763,7 @@ _reg("ih.thm4.phase4", "[W] Thm 4, Phase IV; C.4", "[F] Thm 5.5; C.3", "claim", 
      r"\Big(\frac{w^{\star2}t}{(1+\alpha^\star)^2L}\Big)\Big)\Big),\ t>T_{\rm III}", 2.3)
 _reg("ih.sec3_2.scalings", "[W] §3.2 discussion", "[F] §5.2", "claim", check_scalings,
      r"\mathcal L_{G_4}(0)\sim\alpha^{\star2}/(1+\alpha^\star)^2;\ \mathcal L_{IH_2}(0)\sim1/[(1+\alpha^\star)^2L];\ "
-     r"|\dot w_{KQ}|\sim w_{KQ}\ll1,\ |\dot p|\sim1", 2.2, {k: v for k, v in DEFAULTS.items() if k != "mode"})
+     r"|\dot w_{KQ}|\sim w_{KQ}\ll1,\ |\dot p|\sim1", 2.2, sweep_params(modes=False))
 _reg("ih.dv.hitting_times", "spec §4 ih.dv.hitting_times", "—", "derive", check_hitting_times,
      r"T_1^h\approx(L-2)\ln\frac{1}{1-\sqrt{1-w^{\star4}}},\ \lambda_{\rm paper}=\frac{2h^{\star2}w^{\star2}"
      r"(1-w^{\star4})^{-2}}{L-2},\ T^w_{1/2}\approx T_1^h+\ln\frac{w^\star}{2w(T_1^h)}/\lambda", 1.6)
@@ -770,4 +773,5 @@ _reg("ih.dv.phase4_rates", "spec §4 ih.dv.phase4_rates", "—", "derive", check
      r"J=\frac{1}{L-2}\begin{pmatrix}-4h^{\star2}v^\star\phi'(2v^\star)&-2h^\star w^\star\phi(2v^\star)\\"
      r"-2h^\star w^\star\phi(2v^\star)&-\psi(2v^\star)\end{pmatrix}", 1.7)
 _reg("ih.exp.phase_diagram", "spec §6.5 ih.exp.phase_diagram", "—", "experiment", check_phase_diagram,
-     r"T_{\rm II}/S,\ T_{\rm III}/S\ \text{over}\ w^\star\times\sigma,\ L=400,\ \alpha^\star=1", 3.0)
+     r"T_{\rm II}/S,\ T_{\rm III}/S\ \text{over}\ w^\star\times\sigma,\ L=400,\ \alpha^\star=1", 3.0,
+     sweep_params(PHASE_QUICK, PHASE_FULL))

@@ -7,8 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from checks.claim import Context
+from checks import along
 from checks.induction_head import ih_proof_runs as R
+from checks.registry import load_all
 from derivations.errors import InvalidArgument
 
 
@@ -42,33 +43,36 @@ def test_T1h_against_the_linear_rise_at_small_sigma():
 
 
 def test_pointwise_finds_the_counterexample_and_empty_windows(d0):
-    mask = R.window(d0, 0.0, 100.0)
+    mask = d0.window(0.0, 100.0)
     bound = np.full(d0.t.shape, 0.3)
-    record = R.pointwise(d0, mask, d0.h, bound)
+    record = along.pointwise(d0, mask, d0.h, bound)
     assert record["status"] == "fails"
     assert record["worst_lhs"] > 0.3 and record["worst_t"] <= 100.0
-    assert R.pointwise(d0, mask, d0.h, 1.0)["status"] == "holds"
-    empty = R.window(d0, math.nan, 1.0)
-    assert R.pointwise(d0, empty, d0.h, 1.0)["status"] == "outside-regime"
-
-
-def test_combine_orders_statuses():
-    assert R.combine(["holds", "fails"]) == "fails"
-    assert R.combine(["holds", "outside-regime"]) == "holds"
-    assert R.combine(["outside-regime"]) == "outside-regime"
+    assert record["worst_state"] == {"h": pytest.approx(record["worst_lhs"]), "w": pytest.approx(
+        float(d0.w[np.flatnonzero(mask)[np.argmax(d0.h[mask])]]))}
+    assert along.pointwise(d0, mask, d0.h, 1.0)["status"] == "holds"
+    empty = d0.window(math.nan, 1.0)
+    assert along.pointwise(d0, empty, d0.h, 1.0)["status"] == "outside-regime"
+    resolved = d0.window(0.0, math.inf, resolved=True)
+    assert resolved.sum() < d0.window(0.0, math.inf).sum()  # the run reaches the solver's noise floor
 
 
 def test_pinned_parameters_replace_their_axis():
-    ctx = Context({"L": 40, "alpha": 1.0, "wstar": 0.3, "sigma": 0.01, "flow": None, "ih_model_range": None},
-                  "quick", 0)
-    assert R.grid(ctx, R.QUICK, R.FULL) == [{"L": 40, "alpha": 1.0, "wstar": 0.3, "sigma": 0.01}]
+    from checks.configurations import configurations
+
+    claim = load_all()["ih.p1_1"]
+    ctx = claim.context({"wstar": 0.3})
+    assert configurations(ctx, R.CONFIG_NAMES) == [{"L": 40, "alpha": 1.0, "wstar": 0.3, "sigma": s}
+                                                    for s in (1e-2, 1e-4)]
     assert R.readings(ctx)[0] == R.CANONICAL
+    assert R.readings(claim.context({"flow": "balanced"})) == [("balanced", "canonical"), ("balanced", "literal")]
+    assert claim.describe()["params"] == {"L": 40, "alpha": 1.0, "wstar": 0.49, "sigma": 0.01, "flow": "paper",
+                                          "ih_model_range": "canonical"}
 
 
 def test_bad_flow_is_refused():
-    ctx = Context({"flow": "sideways", "ih_model_range": None}, "quick", 0)
     with pytest.raises(InvalidArgument, match="flow='sideways'"):
-        R.readings(ctx)
+        load_all()["ih.p1_1"].context({"flow": "sideways"})
     with pytest.raises(InvalidArgument, match="wstar=0.8"):
         R.ih_run(40, 1.0, 0.8, 0.01)
 

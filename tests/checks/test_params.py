@@ -13,14 +13,8 @@ import checks.induction_head  # noqa: F401  (registers every claim)
 from checks.registry import load_all
 
 ROOT = Path(__file__).resolve().parents[2] / "checks"
-#: the modules converted to declared parameters so far, with the core (checks/claim.py defines Context.params);
-#: the scan widens to every module under checks/ once every paper module reads its parameters through the Context
-CONVERTED = [
-    *sorted(p.name for p in ROOT.glob("*.py") if p.name != "claim.py"),
-    *(f"induction_head/{name}.py" for name in (
-        "closed_forms", "approximation", "real_data", "fixed_point_claims", "stage1_claims", "figures",
-        "experiments", "stage2_runs", "phase1_claims")),
-]
+#: every module under checks/ but the one that defines Context.params
+CONVERTED = sorted(str(p.relative_to(ROOT)) for p in ROOT.rglob("*.py") if p.name != "claim.py")
 
 
 def _ih_claims():
