@@ -1,0 +1,364 @@
+r"""Θ, O and Ω decided in the limit: the ratio's limit along each asymptotic variable, with its error.
+
+A statement "T = Θ(g) as x → x₀" hides its constants, so it is tested on a sweep along the
+*asymptotic variable* x (σ → 0, L → ∞, t → ∞, …) with the other parameters fixed (one *slice* per
+combination of them). On each slice the ratio r = T/g is fitted with its leading correction and
+extrapolated to the limit; a drift of log r along the sweep says nothing by itself, because a true
+statement with a lower-order term (T = a·g + b, ln(c/σ) for ln(1/σ)) drifts along every finite grid.
+
+Depth. Each variable has a depth ℓ(x) that grows toward the limit and a correction u(ℓ) that
+vanishes there:
+
+==================  ==============  ==============
+variable            ℓ(x)            u
+==================  ==============  ==============
+x → ∞, algebraic    x               1/x
+x → ∞, logarithmic  ln x            1/ln x
+x → 0, algebraic    1/x             x
+x → 0, logarithmic  ln(1/x)         1/ln(1/x)
+==================  ==============  ==============
+
+Models, fitted by weighted least squares with the error model
+s_i² = se_i² + (rel_err·r_i)² (Monte-Carlo standard errors; the integrator's relative accuracy):
+
+* limit:  r = r∞ + c₁u (and r∞ + c₁u + c₂u², whose r∞ differs from the first by the truncation
+  error, added to the interval): the ratio settles;
+* drift:  r = A·ℓ^β and r = A·(ln ℓ)^β: the ratio keeps moving, toward 0 (β < 0) or ∞ (β > 0) — a
+  power of the depth or of its logarithm (ln ln(1/σ) for a logarithmic variable).
+
+A model *fits* when its χ² is below the 99.9 % quantile of χ² with its degrees of freedom. The
+limit r∞ has the interval r∞ ± (t·SE + truncation). On a slice the ratio
+
+* has a **positive limit** when the limit model fits, r∞'s interval lies in (0, ∞), and every drift
+  model that fits has β's interval inside ±``BETA_RESOLUTION`` (0.05): the sweep resolves drifts
+  that small and sees none (a drift interval away from 0 means the grid cannot tell; a wide one
+  means the noise cannot: both ``inconclusive``);
+* **tends to 0** when a drift model fits with β < 0 (interval) and the limit model does not fit or
+  its r∞ interval reaches 0; **tends to ∞** likewise with β > 0, the limit model failing;
+* is ``inconclusive`` otherwise (too few points, no model fits, both fit), with the reason.
+
+Every definite answer needs a sweep that reaches toward the limit: ℓ_max/ℓ_min ≥ ``DEPTH_SPAN`` (a
+decade of x for algebraic variables, a factor 4 in ln(1/σ) for logarithmic ones); a shallower sweep
+is ``inconclusive``, whatever its noise.
+
+Forms: Θ holds with a positive limit and fails when r → 0 or ∞; O holds when r has a finite limit
+(positive, or 0) and fails when r → ∞; Ω holds with a positive limit or r → ∞ and fails when
+r → 0. Signed statements (T = −Θ(g)) are tested on −T. Θ̃/Õ/Ω̃ (polylogarithmic factors allowed)
+treat a polylogarithmic drift as a limit. A statement with several asymptotic variables holds when
+every slice along every variable holds, fails when one fails, and is ``inconclusive`` otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from checks.status import Status, combine
+from derivations.errors import InvalidArgument
+
+FORMS = ("Theta", "O", "Omega", "Theta~", "O~", "Omega~")
+#: χ² quantile below which a model fits its residuals
+FIT_LEVEL = 0.999
+#: confidence level of r∞'s and β's intervals
+LEVEL = 0.95
+#: fewest points a slice needs (the two-correction limit model has three parameters)
+MIN_POINTS = 4
+#: how far a sweep must reach toward the limit, as the ratio of its deepest to its shallowest depth ℓ
+#: (algebraic: a decade of x; logarithmic: e.g. σ from 1e-2 to 1e-8): a shorter sweep cannot tell a limit
+#: from a slow drift, whatever the noise, so it is never read as a limit
+DEPTH_SPAN = {"algebraic": 10.0, "log": 4.0}
+#: the drift a sweep must resolve before it may call a limit: a drift model that fits must have its β
+#: interval inside ±BETA_RESOLUTION (noise that leaves room for r ∝ ℓ^0.1 leaves the question open)
+BETA_RESOLUTION = 0.05
+
+
+@dataclass(frozen=True)
+class Asymptotic:
+    """An asymptotic variable: its name, where it goes (``"0"`` or ``"inf"``) and its scale.
+
+    ``scale`` is ``"log"`` when the statement's corrections are powers of a logarithm (ln(1/σ),
+    ln t) and ``"algebraic"`` when they are powers of the variable itself (1/L).
+    """
+
+    name: str
+    toward: str = "inf"
+    scale: str = "algebraic"
+
+    def __post_init__(self):
+        if self.toward not in ("0", "inf"):
+            raise InvalidArgument(f"toward={self.toward!r} for {self.name} must be '0' or 'inf'")
+        if self.scale not in ("log", "algebraic"):
+            raise InvalidArgument(f"scale={self.scale!r} for {self.name} must be 'log' or 'algebraic'")
+
+    def depth(self, x: np.ndarray) -> np.ndarray:
+        """ℓ(x), growing toward the limit (table in the module docstring)."""
+        x = np.asarray(x, dtype=float)
+        if np.any(x <= 0) or np.any(~np.isfinite(x)):
+            raise InvalidArgument(f"{self.name} must be finite and > 0 along its sweep; got {x[(x <= 0) | ~np.isfinite(x)][:3]}")
+        base = x if self.toward == "inf" else 1.0 / x
+        if self.scale == "log":
+            if np.any(base <= 1):
+                raise InvalidArgument(f"{self.name}: a logarithmic depth needs {'x > 1' if self.toward == 'inf' else 'x < 1'}")
+            return np.log(base)
+        return base
+
+    def describe(self) -> str:
+        """E.g. ``sigma → 0 (logarithmic)``."""
+        return f"{self.name} → {'0' if self.toward == '0' else '∞'} ({'logarithmic' if self.scale == 'log' else 'algebraic'})"
+
+
+@dataclass
+class Fit:
+    """A weighted least-squares fit: parameters, their standard errors, χ², dof and whether it fits."""
+
+    name: str
+    params: np.ndarray
+    se: np.ndarray
+    chi2: float
+    dof: int
+
+    @property
+    def fits(self) -> bool:
+        """χ² below the FIT_LEVEL quantile (an exact fit with no dof fits trivially)."""
+        return self.dof <= 0 or self.chi2 <= stats.chi2.ppf(FIT_LEVEL, self.dof)
+
+    def interval(self, k: int) -> tuple[float, float]:
+        """The LEVEL interval of parameter ``k`` (Student t with the fit's dof, normal without)."""
+        q = stats.t.ppf(0.5 + LEVEL / 2, self.dof) if self.dof > 0 else math.inf
+        return float(self.params[k] - q * self.se[k]), float(self.params[k] + q * self.se[k])
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"model": self.name, "params": self.params.tolist(), "se": self.se.tolist(),
+                "chi2": self.chi2, "dof": self.dof, "fits": self.fits}
+
+
+def _wls(design: np.ndarray, y: np.ndarray, s: np.ndarray, name: str) -> Fit:
+    w = 1.0 / s
+    a, b = design * w[:, None], y * w
+    params, *_ = np.linalg.lstsq(a, b, rcond=None)
+    resid = b - a @ params
+    chi2 = float(resid @ resid)
+    dof = y.size - design.shape[1]
+    cov = np.linalg.pinv(a.T @ a)
+    # a fit that does not fit its residuals gets its parameter errors scaled up (Birge ratio)
+    scale = max(1.0, chi2 / dof) if dof > 0 else 1.0
+    return Fit(name, params, np.sqrt(np.clip(np.diag(cov) * scale, 0, None)), chi2, dof)
+
+
+@dataclass
+class SliceDecision:
+    """The limit analysis of r along one asymptotic variable on one slice."""
+
+    variable: Asymptotic
+    fixed: dict[str, Any]
+    x: np.ndarray
+    r: np.ndarray
+    s: np.ndarray
+    behaviour: str  # "limit", "to_zero", "to_infinity", "undecided"
+    reason: str
+    r_inf: float = math.nan
+    r_inf_interval: tuple[float, float] = (math.nan, math.nan)
+    correction: float = math.nan
+    drift: dict[str, Any] = field(default_factory=dict)
+    fits: list[Fit] = field(default_factory=list)
+
+    def status(self, form: str) -> Status:
+        """The status of ``form`` on this slice (module docstring)."""
+        base = form.rstrip("~")
+        table = {
+            "Theta": {"limit": Status.HOLDS, "to_zero": Status.FAILS, "to_infinity": Status.FAILS},
+            "O": {"limit": Status.HOLDS, "to_zero": Status.HOLDS, "to_infinity": Status.FAILS},
+            "Omega": {"limit": Status.HOLDS, "to_zero": Status.FAILS, "to_infinity": Status.HOLDS},
+        }[base]
+        return table.get(self.behaviour, Status.INCONCLUSIVE)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form: the slice, the grid, the limit with its interval, the drift, every fit."""
+        return {"variable": self.variable.describe(), "fixed": self.fixed, "x": self.x.tolist(),
+                "ratio": self.r.tolist(), "error": self.s.tolist(), "behaviour": self.behaviour,
+                "reason": self.reason, "r_inf": self.r_inf, "r_inf_interval": list(self.r_inf_interval),
+                "correction_coefficient": self.correction, "drift": self.drift,
+                "fits": [f.to_dict() for f in self.fits]}
+
+
+def limit_of_ratio(x: Sequence[float], r: Sequence[float], se: Sequence[float] | None = None, *,
+                   variable: Asymptotic, rel_err: float = 1e-6, polylog_is_limit: bool = False,
+                   fixed: Mapping[str, Any] | None = None) -> SliceDecision:
+    """Decide how the ratio ``r`` behaves as ``variable`` goes to its limit (module docstring).
+
+    ``se`` are absolute standard errors of ``r`` (0 for deterministic values), ``rel_err`` the
+    relative accuracy of every value (integration tolerance, event location); ``polylog_is_limit``
+    treats a polylogarithmic drift as a limit (Θ̃ statements).
+    """
+    x, r = np.asarray(x, dtype=float), np.asarray(r, dtype=float)
+    se = np.zeros_like(r) if se is None else np.asarray(se, dtype=float)
+    if not (x.shape == r.shape == se.shape) or x.ndim != 1:
+        raise InvalidArgument(f"x, r and se must be 1-D of one length; got {x.shape}, {r.shape}, {se.shape}")
+    if not rel_err > 0:
+        raise InvalidArgument(f"rel_err={rel_err} must be > 0 (the relative accuracy of every ratio)")
+    keep = np.isfinite(r) & np.isfinite(se)
+    fixed = dict(fixed or {})
+    depth = variable.depth(x[keep])
+    order = np.argsort(depth)
+    xs, rs, ses, ell = x[keep][order], r[keep][order], se[keep][order], depth[order]
+    s = np.sqrt(ses**2 + (rel_err * np.abs(rs)) ** 2)
+    s = np.where(s > 0, s, np.finfo(float).tiny)
+    out = SliceDecision(variable, fixed, xs, rs, s, "undecided", "")
+    if np.unique(ell).size < MIN_POINTS:
+        out.reason = f"{np.unique(ell).size} distinct values of {variable.name} (need ≥ {MIN_POINTS})"
+        return out
+    if np.any(rs <= 0):
+        out.behaviour, out.reason = "undecided", "the ratio is ≤ 0 somewhere: wrong sign for a positive rate"
+        return out
+    u = 1.0 / ell
+    one = np.ones_like(u)
+    first = _wls(np.column_stack([one, u]), rs, s, "r∞ + c₁u")
+    second = _wls(np.column_stack([one, u, u**2]), rs, s, "r∞ + c₁u + c₂u²")
+    limit_fit = first if first.fits else second
+    out.fits = [first, second]
+    truncation = abs(first.params[0] - second.params[0]) if first.fits else 0.0
+    lo, hi = limit_fit.interval(0)
+    lo, hi = lo - truncation, hi + truncation
+    out.r_inf, out.r_inf_interval, out.correction = float(limit_fit.params[0]), (lo, hi), float(limit_fit.params[1])
+    # drifts: log r against log ℓ (a power of the depth), and log ln ℓ (a polylogarithm)
+    log_r, log_s = np.log(rs), s / rs
+    drifts = [_wls(np.column_stack([one, np.log(ell)]), log_r, log_s, "A·ℓ^β")]
+    if np.all(ell > 1.0):
+        drifts.append(_wls(np.column_stack([one, np.log(np.log(ell))]), log_r, log_s, "A·(ln ℓ)^β"))
+    out.fits += drifts
+    significant, unresolved = [], []
+    for d in drifts:
+        b_lo, b_hi = d.interval(1)
+        if d.fits and (b_lo > 0 or b_hi < 0):
+            significant.append((d, b_lo, b_hi))
+        elif d.fits and (b_lo < -BETA_RESOLUTION or b_hi > BETA_RESOLUTION):
+            unresolved.append((d, b_lo, b_hi))
+    if polylog_is_limit:
+        significant = [t for t in significant if t[0].name != "A·(ln ℓ)^β"]
+        unresolved = [t for t in unresolved if t[0].name != "A·(ln ℓ)^β"]
+        if not limit_fit.fits and any(d.fits for d in drifts if d.name == "A·(ln ℓ)^β"):
+            polylog = next(d for d in drifts if d.name == "A·(ln ℓ)^β")
+            out.drift = {"model": polylog.name, "beta": float(polylog.params[1]), "interval": list(polylog.interval(1))}
+            out.behaviour, out.reason = "limit", "a polylogarithmic drift, allowed by the Θ̃ form"
+            return out
+    if significant:
+        d, b_lo, b_hi = significant[0]
+        out.drift = {"model": d.name, "beta": float(d.params[1]), "interval": [b_lo, b_hi]}
+    span = float(ell[-1] / ell[0])
+    deep_enough = span >= DEPTH_SPAN[variable.scale]
+    positive = limit_fit.fits and lo > 0 and math.isfinite(hi)
+    if not deep_enough:
+        out.reason = (f"the sweep reaches ℓ_max/ℓ_min = {span:.3g} < {DEPTH_SPAN[variable.scale]:g} along "
+                      f"{variable.name}: too shallow to tell a limit from a drift")
+    elif positive and not significant and not unresolved:
+        out.behaviour = "limit"
+        out.reason = f"r → {out.r_inf:.4g} in [{lo:.4g}, {hi:.4g}]"
+    elif significant and (not limit_fit.fits or (lo <= 0 and out.drift["beta"] < 0)):
+        out.behaviour = "to_zero" if out.drift["beta"] < 0 else "to_infinity"
+        out.reason = (f"r ∝ {d.name.replace('A·', '')} with β = {out.drift['beta']:.3g} in [{b_lo:.3g}, {b_hi:.3g}]"
+                      + ("" if limit_fit.fits else "; no limit model fits"))
+    elif positive and significant:
+        out.reason = (f"the grid cannot tell a limit (r∞ = {out.r_inf:.4g} in [{lo:.4g}, {hi:.4g}]) from a drift "
+                      f"(β = {out.drift['beta']:.3g}): extend the sweep along {variable.name}")
+    elif positive and unresolved:
+        d, b_lo, b_hi = unresolved[0]
+        out.reason = (f"r∞ = {out.r_inf:.4g} in [{lo:.4g}, {hi:.4g}], but a drift {d.name} with β in "
+                      f"[{b_lo:.3g}, {b_hi:.3g}] also fits: the noise leaves drifts beyond ±{BETA_RESOLUTION:g} open")
+    elif not limit_fit.fits and not any(d.fits for d in drifts):
+        out.reason = "no model fits the residuals (a limit with one or two corrections, a power or polylog drift)"
+    else:
+        out.reason = (f"r∞ = {out.r_inf:.4g} in [{lo:.4g}, {hi:.4g}] reaches 0 or ∞ and no drift is significant: "
+                      f"extend the sweep along {variable.name}")
+    return out
+
+
+@dataclass
+class AsymptoticDecision:
+    """A Θ/O/Ω statement decided over every slice of every asymptotic variable."""
+
+    form: str
+    status: Status
+    slices: list[SliceDecision]
+    summary: str
+
+    def constants(self) -> list[float]:
+        """The limits r∞ of the slices where the ratio has one."""
+        return [s.r_inf for s in self.slices if s.behaviour == "limit"]
+
+    def constant_band(self) -> tuple[float, float]:
+        """The smallest lower and largest upper end of r∞'s intervals over the slices with a limit."""
+        ivs = [s.r_inf_interval for s in self.slices if s.behaviour == "limit"]
+        if not ivs:
+            return (math.nan, math.nan)
+        return (min(i[0] for i in ivs), max(i[1] for i in ivs))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        lo, hi = self.constant_band()
+        return {"form": self.form, "decision": self.status.value, "summary": self.summary,
+                "constant_band": [lo, hi], "slices": [s.to_dict() for s in self.slices],
+                "rules": "checks.asymptotics (module docstring)"}
+
+
+def decide(form: str, observed: Sequence[float], rate: Sequence[float], points: Sequence[Mapping[str, Any]], *,
+           variables: Sequence[Asymptotic], se: Sequence[float] | None = None, rel_err: float = 1e-6,
+           sign: int = 1) -> AsymptoticDecision:
+    """Decide ``observed = form(rate)`` over a sweep of ``points`` (dicts of parameters).
+
+    For each asymptotic variable, the points are grouped into slices by the values of every other
+    parameter; each slice is decided by :func:`limit_of_ratio`. ``sign=-1`` tests a signed statement
+    (observed = −Θ(rate)) on −observed. ``se`` are the observed values' standard errors.
+    """
+    if form not in FORMS:
+        raise InvalidArgument(f"form={form!r} is not one of {', '.join(FORMS)}")
+    if sign not in (1, -1):
+        raise InvalidArgument(f"sign={sign} must be 1 or -1")
+    obs = sign * np.asarray(observed, dtype=float)
+    den = np.asarray(rate, dtype=float)
+    err = np.zeros_like(obs) if se is None else np.abs(np.asarray(se, dtype=float))
+    if not (obs.shape == den.shape == err.shape == (len(points),)):
+        raise InvalidArgument("observed, rate, se and points must have one entry per sweep point")
+    ratio, ratio_se = obs / den, err / np.abs(den)
+    slices: list[SliceDecision] = []
+    for var in variables:
+        others = sorted({k for p in points for k in p} - {var.name})
+        groups: dict[tuple, list[int]] = {}
+        for i, p in enumerate(points):
+            if var.name not in p:
+                raise InvalidArgument(f"point {dict(p)} has no value of the asymptotic variable {var.name!r}")
+            groups.setdefault(tuple(p.get(k) for k in others), []).append(i)
+        for key, idx in groups.items():
+            idx = np.array(idx)
+            slices.append(limit_of_ratio([points[i][var.name] for i in idx], ratio[idx], ratio_se[idx],
+                                         variable=var, rel_err=rel_err, polylog_is_limit=form.endswith("~"),
+                                         fixed=dict(zip(others, key, strict=True))))
+    statuses = [s.status(form) for s in slices]
+    status = (Status.FAILS if Status.FAILS in statuses else
+              Status.HOLDS if statuses and all(st is Status.HOLDS for st in statuses) else Status.INCONCLUSIVE)
+    summary = _summary(form, status, slices)
+    return AsymptoticDecision(form, status, slices, summary)
+
+
+def _summary(form: str, status: Status, slices: list[SliceDecision]) -> str:
+    counts: dict[str, int] = {}
+    for s in slices:
+        counts[s.behaviour] = counts.get(s.behaviour, 0) + 1
+    words = {"limit": "settle", "to_zero": "tend to 0", "to_infinity": "grow without bound", "undecided": "undecided"}
+    parts = [f"{form} {status.value}: " + ", ".join(f"{n} slices {words[b]}" for b, n in counts.items())]
+    limits = [s for s in slices if s.behaviour == "limit"]
+    if limits:
+        lo = min(s.r_inf_interval[0] for s in limits)
+        hi = max(s.r_inf_interval[1] for s in limits)
+        parts.append(f"r∞ in [{lo:.4g}, {hi:.4g}]")
+    bad = next((s for s in slices if s.status(form) is Status.FAILS), None) or next(
+        (s for s in slices if s.behaviour == "undecided"), None)
+    if bad is not None:
+        where = ", ".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}" for k, v in bad.fixed.items())
+        parts.append(f"along {bad.variable.name}{' at ' + where if where else ''}: {bad.reason}")
+    return "; ".join(parts)

@@ -1,0 +1,130 @@
+"""The limit procedure on synthetic families with known answers, at realistic grid sizes and noise.
+
+It must never say `holds` for a false family nor `fails` for a true one; on a grid too shallow to
+tell, `inconclusive` is the right answer.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from checks.asymptotics import Asymptotic, decide, limit_of_ratio
+from checks.status import Status
+
+L_VAR = Asymptotic("L", "inf", "algebraic")
+SIGMA_VAR = Asymptotic("sigma", "0", "log")
+DEEP_L = np.geomspace(40, 1e4, 9)
+SHALLOW_L = np.geomspace(40, 80, 5)
+DEEP_SIGMA = np.geomspace(1e-2, 1e-12, 9)
+
+
+def _noisy(values, rel_noise, seed):
+    rng = np.random.default_rng(seed)
+    return values * (1 + rel_noise * rng.standard_normal(values.size)), rel_noise * np.abs(values)
+
+
+def _status(form, x, T, g, se, var):
+    points = [{var.name: float(v)} for v in x]
+    return decide(form, T, g, points, variables=[var], se=se).status
+
+
+seeds = st.integers(0, 2**32 - 1)
+noise = st.sampled_from([1e-3, 1e-2])
+
+
+@settings(max_examples=40)
+@given(a=st.floats(0.3, 3.0), b=st.floats(-20.0, 200.0), rel=noise, seed=seeds)
+def test_a_true_statement_with_an_offset_is_never_refuted(a, b, rel, seed):
+    """T = a·g + b is Θ(g) for every b: an offset only fades like b/g."""
+    T, se = _noisy(a * DEEP_L + b, rel, seed)
+    status = _status("Theta", DEEP_L, T, DEEP_L, se, L_VAR)
+    assert status is not Status.FAILS
+    assert _status("O", DEEP_L, T, DEEP_L, se, L_VAR) is not Status.FAILS
+    assert _status("Omega", DEEP_L, T, DEEP_L, se, L_VAR) is not Status.FAILS
+
+
+def test_an_offset_is_recognised_and_the_constant_extrapolated():
+    T = 1.7 * DEEP_L + 150.0
+    result = decide("Theta", T, DEEP_L, [{"L": v} for v in DEEP_L], variables=[L_VAR], se=1e-3 * T)
+    assert result.status is Status.HOLDS
+    lo, hi = result.constant_band()
+    assert lo < 1.7 < hi and hi - lo < 0.05
+    # the old drift test would have seen the ratio fall by 2.9x across this grid
+    assert (T / DEEP_L)[0] / (T / DEEP_L)[-1] > 2.5
+
+
+@settings(max_examples=40)
+@given(rel=st.sampled_from([1e-3, 1e-2, 5e-2]), seed=seeds, grid=st.sampled_from(["deep", "mid", "shallow"]))
+def test_false_families_never_hold(rel, seed, grid):
+    x = {"deep": DEEP_L, "mid": np.geomspace(40, 400, 7), "shallow": SHALLOW_L}[grid]
+    for T_exact, wrong in ((x * np.log(x), ("Theta", "O")), (x**0.9, ("Theta", "Omega")),
+                           (np.full(x.size, 5.0), ("Theta", "Omega")), (x**1.1, ("Theta", "O"))):
+        T, se = _noisy(T_exact, rel, seed)
+        for form in wrong:
+            assert _status(form, x, T, x, se, L_VAR) is not Status.HOLDS, (form, T_exact[:2])
+
+
+@settings(max_examples=20)
+@given(rel=st.sampled_from([1e-4, 1e-3]), seed=seeds)
+def test_false_families_fail_on_a_deep_grid(rel, seed):
+    x = np.geomspace(40, 1e6, 12)
+    for T_exact, form, expected in ((x * np.log(x), "Theta", Status.FAILS), (x * np.log(x), "Omega", Status.HOLDS),
+                                    (np.full(x.size, 5.0), "Theta", Status.FAILS), (np.full(x.size, 5.0), "O", Status.HOLDS),
+                                    (x**0.9, "O", Status.HOLDS)):
+        T, se = _noisy(T_exact, rel, seed)
+        assert _status(form, x, T, x, se, L_VAR) is expected, (form, T_exact[:2])
+
+
+@settings(max_examples=30)
+@given(a=st.floats(0.5, 2.0), c=st.floats(-3.0, 3.0), rel=noise, seed=seeds)
+def test_log_scale_offsets(a, c, rel, seed):
+    """An escape time a·ln(1/σ) + c (ln(c'/σ) for ln(1/σ)) is Θ(ln(1/σ)); ln(1/σ)·ln ln(1/σ) is not."""
+    ell = np.log(1 / DEEP_SIGMA)
+    T, se = _noisy(a * ell + c, rel, seed)
+    assert _status("Theta", DEEP_SIGMA, T, ell, se, SIGMA_VAR) is not Status.FAILS
+    for T_exact in (ell**1.5, ell * np.log(ell)):
+        T, se = _noisy(T_exact, rel, seed)
+        assert _status("Theta", DEEP_SIGMA, T, ell, se, SIGMA_VAR) is not Status.HOLDS
+
+
+def test_sde_like_noise_with_standard_errors():
+    """Seed-to-seed noise of 5 % with its standard errors: a true Θ is not refuted, a false one not accepted."""
+    for seed in range(20):
+        T, se = _noisy(2.0 * DEEP_L, 0.05, seed)
+        assert _status("Theta", DEEP_L, T, DEEP_L, se, L_VAR) is not Status.FAILS
+        T, se = _noisy(DEEP_L * np.log(DEEP_L), 0.05, seed)
+        assert _status("Theta", DEEP_L, T, DEEP_L, se, L_VAR) is not Status.HOLDS
+
+
+def test_polylog_forms_allow_a_logarithmic_factor():
+    x = np.geomspace(40, 1e6, 12)
+    T = x * np.log(x) ** 2
+    assert _status("Theta", x, T, x, 1e-4 * T, L_VAR) is Status.FAILS
+    assert _status("Theta~", x, T, x, 1e-4 * T, L_VAR) is Status.HOLDS
+    assert _status("Theta~", x, x**1.3, x, 1e-4 * x**1.3, L_VAR) is Status.FAILS
+
+
+def test_signed_statements_and_slices():
+    pts = [{"L": float(L), "alpha": a} for a in (1.0, 4.0) for L in DEEP_L]
+    g = np.array([p["L"] for p in pts])
+    T = -np.array([(1 + p["alpha"]) * p["L"] for p in pts])
+    result = decide("Theta", T, g, pts, variables=[L_VAR], sign=-1, se=1e-6 * np.abs(T))
+    assert result.status is Status.HOLDS and len(result.slices) == 2
+    assert sorted(round(c, 6) for c in result.constants()) == [2.0, 5.0]
+    assert decide("Theta", T, g, pts, variables=[L_VAR]).status is Status.INCONCLUSIVE  # wrong sign
+
+
+def test_too_few_points_is_inconclusive_and_bad_input_is_refused():
+    d = limit_of_ratio([40, 80, 160], [1.0, 1.0, 1.0], variable=L_VAR)
+    assert d.behaviour == "undecided" and "need ≥" in d.reason
+    from derivations.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match="toward"):
+        Asymptotic("L", "up")
+    with pytest.raises(InvalidArgument, match="form="):
+        decide("Big", [1.0], [1.0], [{"L": 1.0}], variables=[L_VAR])
+    with pytest.raises(InvalidArgument, match="logarithmic depth"):
+        SIGMA_VAR.depth(np.array([2.0]))
