@@ -362,3 +362,43 @@ def _summary(form: str, status: Status, slices: list[SliceDecision]) -> str:
         where = ", ".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}" for k, v in bad.fixed.items())
         parts.append(f"along {bad.variable.name}{' at ' + where if where else ''}: {bad.reason}")
     return "; ".join(parts)
+
+
+def figure(decision: AsymptoticDecision, path, *, title: str = "", max_panels: int = 6):
+    """r against each asymptotic variable, one panel per slice: the data with error bars, the fitted
+    limit model and the r∞ band (up to ``max_panels`` slices, failing and undecided ones first)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    order = {"to_zero": 0, "to_infinity": 0, "undecided": 1, "limit": 2}
+    slices = sorted(decision.slices, key=lambda s: order[s.behaviour])[:max_panels]
+    if not slices:
+        return None
+    fig, axes = plt.subplots(1, len(slices), figsize=(3.6 * len(slices), 3.2), squeeze=False)
+    for ax, sl in zip(axes[0], slices, strict=False):
+        ax.errorbar(sl.x, sl.r, yerr=2 * sl.s, fmt="o", ms=3, color="k", label="r = T/g (±2 SE)")
+        fit = next((f for f in sl.fits if f.name.startswith("r∞") and f.fits), None)
+        if fit is not None:
+            ell = np.geomspace(sl.variable.depth(sl.x).min(), sl.variable.depth(sl.x).max() * 10, 200)
+            u = 1 / ell
+            curve = fit.params[0] + fit.params[1] * u + (fit.params[2] * u**2 if fit.params.size > 2 else 0)
+            xs = ell if sl.variable.toward == "inf" else 1 / ell
+            if sl.variable.scale == "log":
+                xs = np.exp(ell) if sl.variable.toward == "inf" else np.exp(-ell)
+            ax.plot(xs, curve, "C0-", lw=1, label=fit.name)
+        if all(math.isfinite(v) for v in sl.r_inf_interval) and sl.behaviour == "limit":
+            ax.axhspan(*sl.r_inf_interval, color="C2", alpha=0.25, label="r∞ interval")
+        ax.set_xscale("log")
+        if sl.variable.toward == "0":
+            ax.invert_xaxis()
+        ax.set_xlabel(sl.variable.name)
+        fixed = ", ".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}" for k, v in sl.fixed.items())
+        ax.set_title(f"{sl.behaviour}\n{fixed}", fontsize=8)
+        ax.legend(fontsize=6, loc="best")
+    fig.suptitle(title or f"{decision.form}: {decision.status.value}", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
