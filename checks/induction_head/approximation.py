@@ -31,7 +31,7 @@ from checks.scaling import loglog_fit, scaling_fit
 from derivations.domain import Domain, Interval
 from derivations.induction_head import approximation as derived
 from derivations.induction_head.symbols import POSITIVE
-from numerics import approximation as ap
+from numerics.models.induction_head import approximation as ap
 
 PAPER = "ih"
 UNCONFIRMED = "reconstructed statement, unconfirmed"

@@ -1,4 +1,4 @@
-"""Tests of the [F] §4 constructions (numerics.approximation) against first-principles computations.
+"""Tests of the [F] §4 constructions (numerics.models.induction_head.approximation) against first principles.
 
 Known answers: the ALiBi softmax written out term by term, the transformer outputs by explicit
 Python loops (math.exp), gradients by central finite differences, the Thm 4.1 bound derived in
@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from derivations.errors import InvalidArgument
-from numerics import approximation as ap
+from numerics.models.induction_head import approximation as ap
 
 
 def _loop_ih(X, W, first_model, p):
