@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from checks.claim import Context, Outcome, Param
+from checks.induction_head.phases import detect_phases
 from checks.induction_head.stage2_runs import (
     MODEL_PARAMS,
     at_values,
@@ -26,7 +27,7 @@ from checks.induction_head.stage2_runs import (
     stage2_panels,
     target_constants,
 )
-from checks.phases import Curve, detect_phases
+from checks.phases import Curve
 from checks.plots import Panel, Series, save_both_axes
 
 #: ih.exp.simplification_gap: the C.3.2 simplification counts as "nearly tight" on a window when

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from checks.claim import Context, Outcome, Param
+from checks.induction_head.phases import Phases, detect_phases, ratios
 from checks.induction_head.stage2_runs import (
     combine,
     curve_evidence,
@@ -28,7 +29,7 @@ from checks.induction_head.stage2_runs import (
     target_constants,
     within,
 )
-from checks.phases import Curve, Phases, detect_phases, ratios
+from checks.phases import Curve
 from checks.plots import Panel, Series, save_both_axes
 
 #: Fig. 3 "nearly the same": |ln(Boolean/Gaussian)| <= ln 1.25. On the paper's log axes, which span

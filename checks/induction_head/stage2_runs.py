@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 
 from checks.claim import Claim, Context, Param
-from checks.phases import HITTING_TIMES, Curve, Phases, detect_phases, ratios
+from checks.induction_head.phases import HITTING_TIMES, Phases, detect_phases, ratios
+from checks.phases import Curve
 from checks.plots import MODE_STYLES, Panel, Series
 from checks.registry import register
 from derivations.errors import InvalidArgument
