@@ -1,9 +1,11 @@
 """Figure helpers for the figure checks: loss and parameter panels with ODE overlays (matplotlib, Agg).
 
 A figure is a row of :class:`Panel` s, each a list of :class:`Series`; one PNG per time axis
-(log and linear, as the spec asks for Fig. 1). Optimiser runs are drawn as solid lines with a
-±2 SE band when standard errors are given; ODE predictions as dashed or dotted lines. Every
-file is written through ``Context.figure_path`` so the report finds it.
+(log and linear: a run spans decades of time, and each axis shows what the other hides).
+Optimiser runs are drawn as solid lines with a ±2 SE band when standard errors are given; ODE
+predictions as dashed or dotted lines, in the line style a paper's descriptor gives each reading
+(``checks.papers.Paper.styles``). Every file is written through ``Context.figure_path`` so the
+report finds it.
 """
 
 from __future__ import annotations
@@ -12,9 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-
-#: line styles of the ODE modes (spec §2.7 shorthand) and of optimiser runs
-MODE_STYLES = {"paper": ":", "balanced": "--", "softmaxLL": "-."}
 
 
 @dataclass

@@ -28,8 +28,9 @@ import numpy as np
 
 from checks.claim import Claim, Context, Param
 from checks.induction_head.phases import HITTING_TIMES, Phases, detect_phases, ratios
+from checks.papers import paper
 from checks.phases import Curve
-from checks.plots import MODE_STYLES, Panel, Series
+from checks.plots import Panel, Series
 from checks.registry import register
 from derivations.errors import InvalidArgument
 from derivations.induction_head import symbols as S
@@ -247,15 +248,18 @@ def stage2_panels(sgd: list[Curve], odes: dict[str, Curve], markers: dict[str, f
     """Fig. 1's three panels: total loss; partial losses; parameters p, g, h, w (SGD solid, ODEs styled)."""
     t_end = max(c.t[-1] for c in sgd)
     odes = {m: clip(c, t_end) for m, c in odes.items()}
-    total = [Series(c.label, c.t, c.total(), c.se("L_IH2"), {"color": f"C{k}"}) for k, c in enumerate(sgd)]
-    total += [Series(c.label, c.t, c.total(), None, {"color": "k", "ls": MODE_STYLES[m]}) for m, c in odes.items()]
+    styles = paper(PAPER).styles
+    total = [Series(c.label, c.t, c.total("L_G4", "L_IH2"), c.se("L_IH2"), {"color": f"C{k}"})
+             for k, c in enumerate(sgd)]
+    total += [Series(c.label, c.t, c.total("L_G4", "L_IH2"), None, {"color": "k", "ls": styles[m]})
+              for m, c in odes.items()]
     first = sgd[0]
     partial = [Series(f"L_G4 {first.label}", first.t, first.losses["L_G4"], None, {"color": "C0"}),
                Series(f"L_IH2 {first.label}", first.t, first.losses["L_IH2"], first.se("L_IH2"), {"color": "C1"})]
     params = [Series(f"{name} {first.label}", first.t, first.params[name], None, {"color": f"C{k + 2}"})
               for k, name in enumerate(("p", "g", "h", "w"))]
     for mode, c in odes.items():
-        style = MODE_STYLES[mode]
+        style = styles[mode]
         partial += [Series(f"L_G4 ODE {mode}", c.t, c.losses["L_G4"], None, {"color": "C0", "ls": style}),
                     Series(f"L_IH2 ODE {mode}", c.t, c.losses["L_IH2"], None, {"color": "C1", "ls": style})]
         params += [Series(f"{name} ODE {mode}" if name == "w" else "_", c.t, c.params[name], None,
