@@ -10,8 +10,8 @@ derived from its definition (``derive_verify.softmax_largeL_derived``; ih.dv.sof
 equals the spec's stated form), under the ``paper`` or ``balanced`` flow (``derivations.flows``).
 This module keeps only the claims' bookkeeping: windows, pointwise tests, verdicts.
 
-Modes (spec §2.7): ``paper`` = (exp_simplified, paper), ``balanced`` = (exp_simplified,
-balanced), ``softmaxLL`` = (softmax_largeL, balanced).
+Modes: the flow-mode shorthands of spec §2.7 (``derivations.induction_head.symbols.FLOW_MODES``:
+``paper``, ``balanced``, ``softmaxLL``), seen here as :data:`MODES` = name -> (ih_loss, flow).
 
 Verdict bookkeeping: a *part* is one printed display or statement tested on one run, with its
 own status (holds / fails / outside-regime when its window is empty); a claim's status is
@@ -32,11 +32,11 @@ from checks import along, configurations
 from checks.claim import Context, Param
 from checks.status import Status, combine
 from derivations.errors import InvalidArgument, NumericalTrouble
+from derivations.induction_head.symbols import FLOW_MODES
 from numerics.trajectory import Trajectory
 
-#: flow mode -> (ih_loss, flow) of spec §2.7
-MODES = {"paper": ("exp_simplified", "paper"), "balanced": ("exp_simplified", "balanced"),
-         "softmaxLL": ("softmax_largeL", "balanced")}
+#: flow mode -> (ih_loss, flow): a view of the shorthands of spec §2.7 in the order its callers unpack
+MODES = {name: (mode["ih_loss"], mode["flow"]) for name, mode in FLOW_MODES.items()}
 RANGES = ("canonical", "literal")
 CANONICAL = ("paper", "canonical")
 #: states within this relative distance of (h*, w*) are at the solver's noise floor: signs of

@@ -36,9 +36,6 @@ from derivations.errors import InvalidArgument
 from derivations.induction_head import symbols as S
 
 PAPER = "ih"
-#: ODE shorthand of spec §2.7 -> (flow, ih_loss)
-ODE_MODES = {"paper": ("paper", "exp_simplified"), "balanced": ("balanced", "exp_simplified"),
-             "softmaxLL": ("balanced", "softmax_largeL")}
 #: the protocol of [W] App. B.1 (full budget) and the quick proxy (module docstring)
 FULL = {"batch": 1000, "iterations": 100_000, "log_every": 100, "eval_size": 100_000}
 QUICK = {"batch": 32, "log_every": 250, "eval_size": 2000, "max_iterations": 45_000, "past_T_III": 1.2}
@@ -124,7 +121,7 @@ def ode_curve(params, mode: str, horizon: float, tokens: str = "gaussian"):
     """
     from numerics.models.induction_head.stage2 import stage2_run
 
-    flow, loss = ODE_MODES[mode]
+    flow, loss = S.FLOW_MODES[mode]["flow"], S.FLOW_MODES[mode]["ih_loss"]
     options = inspect.signature(stage2_run).parameters
     kwargs: dict[str, Any] = {"flow": flow, "horizon": horizon, "n_save": 800,
                               "head1_range": params["head1_range"], "ih_model_range": params["ih_model_range"]}
@@ -148,9 +145,9 @@ def ode_curve(params, mode: str, horizon: float, tokens: str = "gaussian"):
 
 
 def ode_set(params, horizon: float, tokens: str = "gaussian") -> tuple[dict, dict, dict]:
-    """(curves, events, unavailable) for the three ODE modes."""
+    """(curves, events, unavailable) for the three ODE modes (the shorthands of spec §2.7)."""
     curves, events, missing = {}, {}, {}
-    for mode in ODE_MODES:
+    for mode in S.FLOW_MODES:
         curve, extra = ode_curve(params, mode, horizon, tokens)
         if curve is None:
             missing[mode] = extra

@@ -37,15 +37,11 @@ PAPER = "ih"
 QUICK_AXES = {"wstar": [0.3, 0.49], "L": [40, 400], "sigma": [1e-2, 1e-4], "alpha": [1.0, 4.0]}
 W_GRID = [0.05, 0.1, 0.2, 0.3, 0.35, 0.4, 0.45, 0.47, 0.49, 0.55, 0.6, 0.65, 0.7]
 FULL_AXES = {"wstar": W_GRID, "L": [40, 400, 4000], "sigma": [1e-2, 1e-4, 1e-6, 1e-8], "alpha": [0.5, 1.0, 4.0, 9.0]}
-#: reading name -> point entries; the first is canonical
-READINGS = {
-    "paper": {"mode": "paper"},
-    "balanced": {"mode": "balanced"},
-    "softmaxLL": {"mode": "softmaxLL"},
-    "paper_literal": {"mode": "paper", "ih_model_range": "literal"},
-    "balanced_literal": {"mode": "balanced", "ih_model_range": "literal"},
-}
-QUICK_READINGS = ("paper", "balanced", "softmaxLL")
+#: reading name -> point entries; the first is canonical: every flow-mode shorthand of spec §2.7 on the
+#: canonical head-2 range, then the paper and balanced ODEs on the literal one (softmaxLL has none)
+READINGS = {name: {"mode": name} for name in S.FLOW_MODES} | {
+    f"{name}_literal": {"mode": name, "ih_model_range": "literal"} for name in ("paper", "balanced")}
+QUICK_READINGS = tuple(S.FLOW_MODES)
 CANONICAL = "paper"
 SWEPT = ("L", "alpha", "wstar", "sigma")
 #: single values (D0) where a check needs one; every check here sweeps the budget's grid
@@ -335,7 +331,7 @@ def check_phase3(ctx: Context) -> Outcome:
     outcome = _time_claim(ctx, "T_III", _phase3_extra)
     if not ctx.quick and not ctx.is_pinned("alpha"):
         grid = {"wstar": [0.3], "L": [400], "sigma": [1e-3], "alpha": [1.0, 3.0, 9.0, 29.0]}
-        res, rows_by = sweep(ctx, grid, ["paper", "balanced", "softmaxLL"])
+        res, rows_by = sweep(ctx, grid, list(S.FLOW_MODES))
         outcome.evidence["alpha_sweep"] = {
             n: {"T_w_half_over_S": fit(res, r, res.events["T_w_half"][r], res.S[r], names=("1+alpha",)).evidence(),
                 "T_III_over_S": fit(res, r, res.events["T_III"][r], res.S[r], names=("1+alpha",)).evidence()}

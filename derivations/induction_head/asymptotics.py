@@ -28,13 +28,27 @@ import sympy as sp
 from derivations.core import Formula, Item
 from derivations.flows import reduced_velocity
 from derivations.induction_head import derive_verify, ih_head
-from derivations.induction_head.symbols import L, alpha, domain, h, hstar, n, phi, psi, sigma, w, wstar
+from derivations.induction_head.symbols import (
+    FLOW_MODES,
+    L,
+    alpha,
+    domain,
+    h,
+    hstar,
+    n,
+    phi,
+    psi,
+    sigma,
+    w,
+    wstar,
+)
 
 P = sp.Symbol("P", positive=True)
 vs = wstar**2
-#: the (flow, ih_loss) pairs of the reduced ODE (spec §2.7: paper ODE, balanced ODE, softmaxLL, and its paper twin)
-MODES = {"paper": ("paper", "exp_simplified"), "balanced": ("balanced", "exp_simplified"),
-         "softmaxLL": ("balanced", "softmax_largeL"), "softmaxLL_paper": ("paper", "softmax_largeL")}
+#: the (flow, ih_loss) pairs of the reduced ODE: the shorthands of spec §2.7 (``FLOW_MODES``) and softmaxLL's
+#: paper-flow twin, which only the asymptotics compare
+MODES = {name: (mode["flow"], mode["ih_loss"]) for name, mode in FLOW_MODES.items()} | {
+    "softmaxLL_paper": ("paper", "softmax_largeL")}
 
 
 @functools.cache

@@ -44,6 +44,13 @@ DEFAULT_READINGS = {
     "head1_range": "canonical", "ih_model_range": "canonical", "flow": "paper", "ih_loss": "exp_simplified",
     "tokens": "gaussian", "init": "eq4", "value_layout": "separate", "ih_keys": "y", "eq17_gamma": "R",
 }
+#: the flow-mode shorthands of spec §2.7 (the one definition; every layer derives its views from it):
+#: shorthand -> the reading flags it fixes; the first is canonical
+FLOW_MODES = {
+    "paper": {"flow": "paper", "ih_loss": "exp_simplified"},
+    "balanced": {"flow": "balanced", "ih_loss": "exp_simplified"},
+    "softmaxLL": {"flow": "balanced", "ih_loss": "softmax_largeL"},
+}
 
 #: the spec's sampled sequence lengths (§0.2 item 1)
 SAMPLED_L = (5, 6, 7, 9, 12, 40)

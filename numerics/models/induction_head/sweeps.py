@@ -30,17 +30,14 @@ from typing import Any
 import numpy as np
 
 from derivations.errors import InvalidArgument
+from derivations.induction_head.symbols import FLOW_MODES
 from numerics.grid_memo import MemoisedGrid
 from numerics.models.induction_head import stage2 as st
 
 MODE_KEYS = ("flow", "ih_model_range", "ih_loss", "tokens")
 DEFAULT_MODES = {"flow": "paper", "ih_model_range": "canonical", "ih_loss": "exp_simplified", "tokens": "gaussian"}
-#: the shorthands of spec §2.7
-NAMED_MODES = {
-    "paper": {"flow": "paper", "ih_loss": "exp_simplified"},
-    "balanced": {"flow": "balanced", "ih_loss": "exp_simplified"},
-    "softmaxLL": {"flow": "balanced", "ih_loss": "softmax_largeL"},
-}
+#: the shorthands of spec §2.7 (a ``mode`` entry of a point expands to the flags it fixes)
+NAMED_MODES = FLOW_MODES
 #: bytes of rows the memo keeps (least recently used rows are dropped beyond it)
 MEMO_BYTES = 256 * 2**20
 #: per-point fields of a GridResult (arrays indexed by the point) and the per-event ones
