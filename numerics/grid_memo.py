@@ -225,7 +225,7 @@ class MemoisedGrid:
     Parameters
     ----------
     name : str
-        Names the memo (one per name) and the runner in messages, e.g. ``"induction_head.stage2"``.
+        Names the memo (one per name) and the runner in messages, e.g. ``"<model>.<runner>"``.
     compute_rows : callable
         ``compute_rows(points, settings) -> sequence of rows``, one per point, all points of one
         group; top-level in an importable module (see the module docstring).
@@ -247,7 +247,7 @@ class MemoisedGrid:
                  row_bytes: Callable[[Row], int] = nbytes, memo_bytes: int = 256 * 2**20,
                  chunk: int = 64) -> None:
         if not isinstance(name, str) or not name:
-            raise InvalidArgument(f"name={name!r} must be a non-empty string, e.g. 'induction_head.stage2'")
+            raise InvalidArgument(f"name={name!r} must be a non-empty string, e.g. 'mymodel.grid'")
         for arg, fn in (("normalise", normalise), ("group_key", group_key), ("row_bytes", row_bytes)):
             if not callable(fn):
                 raise InvalidArgument(f"{arg}={fn!r} is not callable; pass a function of one point (row)")
