@@ -16,16 +16,19 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from checks.claim import Claim, Context, Outcome
+from checks.claim import Claim, Context, Outcome, Param
+from checks import along as A
 from checks.induction_head import four_gram_runs as R
-from checks.induction_head.ih_proof_runs import combine
+from checks.status import combine
 from checks.registry import register
 from checks.scaling import scaling_fit
 from derivations.induction_head import symbols as S
 from derivations.induction_head import tails
 
 PAPER = "ih"
-DEFAULTS = {"L": None, "alpha": None, "sigma": None, "head1_range": None, "init": None}
+#: ih.dv.G4_tail sweeps L and α* on the canonical reading (its literal-range run is part of the check)
+G4_TAIL_PARAMS = (Param("L", 40, quick=(40, 1000)), Param("alpha", 1.0, quick=(1.0,), full=(1.0, 4.0)),
+                  Param("sigma", 0.01))
 FLAGS_DOC = {"canonical_reading": {"head1_range": "canonical", "init": "eq4"},
              "t1_reading": "T^g_{1/2} (Part I; the alternative T_1^g makes T_1^g - t_1 = 0)"}
 
@@ -37,11 +40,11 @@ def _domain():
 def _evidence(ctx: Context, runs, records, by_reading, extra=None) -> dict[str, Any]:
     keep = records if ctx.quick else [r for r in records if r["canonical"] or any(
         p["status"] == "fails" for p in r["parts"].values())][:150]
-    return {"grid": {k: sorted({r.__dict__[k] for r in runs}) for k in ("L", "alpha", "sigma")},
-            "n_runs": len(runs), **FLAGS_DOC, "readings": by_reading, "failing_canonical": R.failing(records),
+    return {"grid": {k: sorted({r.meta[k] for r in runs}) for k in R.CONFIG_NAMES},
+            "n_runs": len(runs), **FLAGS_DOC, "readings": by_reading, "failing_canonical": A.count_failing(records),
             "claim_parts": extra or {}, "records": keep,
-            "integrator": {"rtol": 1e-10, "atol": 1e-13, "method": "Dormand-Prince to t=2e3, LSODA after",
-                           "point_tolerance": R.POINT_TOL}}
+            "integrator": {"rtol": 1e-10, "atol": 1e-13, "method": "Dormand-Prince to t=2e3, Rodas4P after",
+                           "point_tolerance": A.POINT_TOL}}
 
 
 # ----------------------------------------------------------------------------- ih.c3_1.part1
@@ -57,61 +60,61 @@ def _part1(r) -> dict[str, dict[str, Any]]:
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         dpdg = r.dp / r.dg
         parts: dict[str, dict[str, Any]] = {
-            "window": R.value_part(True if math.isfinite(t1) else None, "T_1^g exists (g exceeds g*) within the horizon",
+            "window": A.value_part(True if math.isfinite(t1) else None, "T_1^g exists (g exceeds g*) within the horizon",
                                    T_g_half=R.event(r, "T_g_half"), T_1g=R.event(r, "T_1g")),
-            "monotone": R.pointwise(r, R.window(r, 0, t1, closed=False), np.minimum(r.dp, r.dg), 0.0,
-                                    relation=">=", text="p, g monotonically increasing for t < T_1^g"),
-            "step1": R.pointwise(r, R.window(r, 0, th), dpdg, 2 * (e - e**2) * r.g,
-                                 text="dp/dg ≤ 2(e^{-p} - e^{-2p})g while g < g*/2"),
+            "monotone": A.pointwise(r, r.window(0, t1, closed=False), np.minimum(r.dp, r.dg), 0.0,
+                                    relation=">=", statement="p, g monotonically increasing for t < T_1^g"),
+            "step1": A.pointwise(r, r.window(0, th), dpdg, 2 * (e - e**2) * r.g,
+                                 statement="dp/dg ≤ 2(e^{-p} - e^{-2p})g while g < g*/2"),
         }
         one_p0 = 1 - math.exp(-p0)
         rate3 = 1 / one_p0 if one_p0 > 0 else math.inf
         lower_g = gs * (1 + math.exp(-p0)) + (g0 - gs * (1 + math.exp(-p0))) * np.exp(
             -r.t / (1 - math.exp(-2 * p0))) if p0 > 0 else np.full(r.t.shape, np.nan)
-        w3 = R.window(r, 0, th)
-        parts["step3_dg"] = R.pointwise(r, w3, r.dg, rate3 * (gs - r.g / (1 + math.exp(-p0))), relation=">=",
-                                        text="dg/dt ≥ (1/(1-e^{-p(0)}))[g* - g/(1+e^{-p(0)})] on [0, T^g_{1/2}]")
-        parts["step3_g"] = R.pointwise(r, w3, r.g, lower_g, relation=">=",
-                                       text="g ≥ g*(1+e^{-p(0)}) + [g(0) - g*(1+e^{-p(0)})]exp(-t/(1-e^{-2p(0)}))")
+        w3 = r.window(0, th)
+        parts["step3_dg"] = A.pointwise(r, w3, r.dg, rate3 * (gs - r.g / (1 + math.exp(-p0))), relation=">=",
+                                        statement="dg/dt ≥ (1/(1-e^{-p(0)}))[g* - g/(1+e^{-p(0)})] on [0, T^g_{1/2}]")
+        parts["step3_g"] = A.pointwise(r, w3, r.g, lower_g, relation=">=",
+                                       statement="g ≥ g*(1+e^{-p(0)}) + [g(0) - g*(1+e^{-p(0)})]exp(-t/(1-e^{-2p(0)}))")
         bound_th = (1 - math.exp(-2 * p0)) * math.log((gs * (1 + math.exp(-p0)) - g0) / (gs * (math.exp(-p0) + 0.5)))
-        parts["step3_T_half"] = R.value_part(
+        parts["step3_T_half"] = A.value_part(
             bool(th <= bound_th) if math.isfinite(th) else None,
             "T^g_{1/2} ≤ (1-e^{-2p(0)}) ln((g*(1+e^{-p(0)}) - g(0))/(g*((1+e^{-p(0)}) - ½))) = O(2p(0))",
             T_g_half=R.event(r, "T_g_half"), printed_bound=bound_th,
             T_g_half_over_2p0=(th / (2 * p0)) if p0 > 0 and math.isfinite(th) else None)
         if math.isfinite(th):
-            p_half = r.event_states["T_g_half"][0]
+            p_half = r.event_states["T_g_half"]["p"]
             lhs2 = math.log(math.expm1(p_half)) if p_half > 0 else -math.inf
             rhs2 = gs**2 / 4 - g0**2 + math.expm1(p0) + (math.log(math.expm1(p0)) if p0 > 0 else -math.inf)
-            parts["step2_bound"] = R.value_part(
+            parts["step2_bound"] = A.value_part(
                 bool(math.isfinite(rhs2) and lhs2 <= rhs2),
                 "ln(e^{p_{1/2}} - 1) ≤ ¼g*² - g(0)² + e^{p(0)} - 1 + ln(e^{p(0)} - 1)",
                 p_half=p_half, lhs=lhs2, rhs=rhs2, rhs_finite=math.isfinite(rhs2),
                 p_half_over_sqrt_p0=p_half / math.sqrt(p0) if p0 > 0 else None)
         else:
-            parts["step2_bound"] = R.value_part(None, "ln(e^{p_{1/2}} - 1) ≤ … (T^g_{1/2} not reached)")
-        w4 = R.window(r, th, t1)
+            parts["step2_bound"] = A.value_part(None, "ln(e^{p_{1/2}} - 1) ≤ … (T^g_{1/2} not reached)")
+        w4 = r.window(th, t1)
         middle = 1.01 * e * (1 - e) * r.g * (1 + (r.g / (1 + e) - r.g / (1 + e) ** 2) / (gs - r.g / (1 + e)))
-        p1 = r.event_states["T_1g"][0] if math.isfinite(t1) else math.nan
-        parts["step4_line1"] = R.pointwise(r, w4, dpdg, middle,
-                                           text="dp/dg ≤ 1.01e^{-p}(1-e^{-p})g(1 + (g/(1+e^{-p}) - g/(1+e^{-p})²)/"
+        p1 = r.event_states["T_1g"]["p"] if math.isfinite(t1) else math.nan
+        parts["step4_line1"] = A.pointwise(r, w4, dpdg, middle,
+                                           statement="dp/dg ≤ 1.01e^{-p}(1-e^{-p})g(1 + (g/(1+e^{-p}) - g/(1+e^{-p})²)/"
                                                 "(g* - g/(1+e^{-p}))) on [T^g_{1/2}, T_1^g]")
-        parts["step4_line2"] = R.pointwise(r, w4, middle, 1.01 / 4 * gs * (1 + math.exp(-p1)),
-                                           text="(printed middle) ≤ (1.01/4)(α*/(1+α*))(1 + e^{-p_1})")
+        parts["step4_line2"] = A.pointwise(r, w4, middle, 1.01 / 4 * gs * (1 + math.exp(-p1)),
+                                           statement="(printed middle) ≤ (1.01/4)(α*/(1+α*))(1 + e^{-p_1})")
         bound_p1 = 1 / (2 * gs**2 - 1)
-        parts["step4_p1_bound"] = R.value_part(
+        parts["step4_p1_bound"] = A.value_part(
             None if not math.isfinite(p1) else bool(bound_p1 > 0 and p1 <= bound_p1),
             "p_1 ≤ 1/(2(α*/(1+α*))² - 1)", p1=p1 if math.isfinite(p1) else None, printed_bound=bound_p1,
             bound_positive=bound_p1 > 0)
         rhs4 = 1.01 / 4 * gs**2 * (1 + math.exp(p1)) if math.isfinite(p1) else math.nan
-        parts["step4_p1_ineq"] = R.value_part(
+        parts["step4_p1_ineq"] = A.value_part(
             None if not math.isfinite(p1) else bool(p1 - p0 <= rhs4),
             "p_1 - p(0) ≤ (1.01/4)(α*/(1+α*))²(1 + e^{p_1})", lhs=p1 - p0, rhs=rhs4)
-        parts["step5_upper"] = R.pointwise(r, w4, r.dp, 2 * e * gs * (gs - gs / 8),
-                                           text="dp/dt ≤ 2e^{-p}g*(g* - g*/8) on [T^g_{1/2}, T_1^g]")
-        parts["step5_lower"] = R.pointwise(r, w4, r.dp, 0.5 * e * gs * (gs - gs / (1 + math.exp(-p1))),
+        parts["step5_upper"] = A.pointwise(r, w4, r.dp, 2 * e * gs * (gs - gs / 8),
+                                           statement="dp/dt ≤ 2e^{-p}g*(g* - g*/8) on [T^g_{1/2}, T_1^g]")
+        parts["step5_lower"] = A.pointwise(r, w4, r.dp, 0.5 * e * gs * (gs - gs / (1 + math.exp(-p1))),
                                            relation=">=",
-                                           text="dp/dt ≥ ½e^{-p}g*(g* - g*/(1+e^{-p_1})) on [T^g_{1/2}, T_1^g]")
+                                           statement="dp/dt ≥ ½e^{-p}g*(g* - g*/(1+e^{-p_1})) on [T^g_{1/2}, T_1^g]")
         scale5 = math.expm1(2 * p1) * ((1 + r.alpha) / r.alpha) ** 2 if math.isfinite(p1) else math.nan
         parts["step5_ratio"] = {"status": "holds" if math.isfinite(scale5) else "outside-regime",
                                 "statement": "(T_1^g - t_1)/((e^{2p_1} - 1)((1+α*)/α*)²), reported per t1_reading",
@@ -125,11 +128,12 @@ def _part1(r) -> dict[str, dict[str, Any]]:
 def _printed_flow_functions():
     """The printed Part I flow (ih.cf.flow_pg, ξ as read off) as numpy functions (dp/dt, dg/dt) of (p, g, L, α*)."""
     from derivations.induction_head import four_gram
+    from numerics.compile import array_function
 
     forms = {f.id: f.stated for f in four_gram.item_flow_pg().formulas}
     args = (S.p, S.g, S.L, S.alpha)
-    return (sp.lambdify(args, forms["ih.cf.flow_pg.dp_part1_xi_read_off"], "numpy"),
-            sp.lambdify(args, forms["ih.cf.flow_pg.dg_part1_xi_read_off"], "numpy"))
+    return (array_function(forms["ih.cf.flow_pg.dp_part1_xi_read_off"], args, name="ih_printed_dp_part1"),
+            array_function(forms["ih.cf.flow_pg.dg_part1_xi_read_off"], args, name="ih_printed_dg_part1"))
 
 
 def _printed_flow(L: int, alpha: float):
@@ -154,16 +158,16 @@ def _part1_printed_flow(r) -> dict[str, dict[str, Any]]:
         dg = np.broadcast_to(np.asarray(dg_f(r.p, r.g), dtype=float), r.t.shape)
         rate3 = 1 / (1 - math.exp(-p0)) if p0 > 0 else math.inf
         middle = 1.01 * e * (1 - e) * r.g * (1 + (r.g / (1 + e) - r.g / (1 + e) ** 2) / (gs - r.g / (1 + e)))
-        p1 = r.event_states["T_1g"][0] if math.isfinite(t1) else math.nan
-        w1, w4 = R.window(r, 0, th), R.window(r, th, t1)
+        p1 = r.event_states["T_1g"]["p"] if math.isfinite(t1) else math.nan
+        w1, w4 = r.window(0, th), r.window(th, t1)
         parts = {
-            "step1": R.pointwise(r, w1, dp / dg, 2 * (e - e**2) * r.g, text="step 1 with the printed flow"),
-            "step3_dg": R.pointwise(r, w1, dg, rate3 * (gs - r.g / (1 + math.exp(-p0))), relation=">=",
-                                    text="step 3 (dg/dt) with the printed flow"),
-            "step4_line1": R.pointwise(r, w4, dp / dg, middle, text="step 4 (first line) with the printed flow"),
-            "step5_upper": R.pointwise(r, w4, dp, 2 * e * gs * (gs - gs / 8), text="step 5 (upper) with the printed flow"),
-            "step5_lower": R.pointwise(r, w4, dp, 0.5 * e * gs * (gs - gs / (1 + math.exp(-p1))), relation=">=",
-                                       text="step 5 (lower) with the printed flow"),
+            "step1": A.pointwise(r, w1, dp / dg, 2 * (e - e**2) * r.g, statement="step 1 with the printed flow"),
+            "step3_dg": A.pointwise(r, w1, dg, rate3 * (gs - r.g / (1 + math.exp(-p0))), relation=">=",
+                                    statement="step 3 (dg/dt) with the printed flow"),
+            "step4_line1": A.pointwise(r, w4, dp / dg, middle, statement="step 4 (first line) with the printed flow"),
+            "step5_upper": A.pointwise(r, w4, dp, 2 * e * gs * (gs - gs / 8), statement="step 5 (upper) with the printed flow"),
+            "step5_lower": A.pointwise(r, w4, dp, 0.5 * e * gs * (gs - gs / (1 + math.exp(-p1))), relation=">=",
+                                       statement="step 5 (lower) with the printed flow"),
         }
     for part in parts.values():
         part["role"] = "chain"
@@ -174,7 +178,7 @@ def _step5_scaling(ctx: Context, runs) -> dict[str, Any]:
     canon = [r for r in runs if R.is_canonical(r, ctx) and math.isfinite(r.events["T_1g"])]
     if len(canon) < 3:
         return {"status": "inconclusive", "role": "main", "reason": "fewer than 3 canonical runs reach T_1^g"}
-    p1 = np.array([r.event_states["T_1g"][0] for r in canon])
+    p1 = np.array([r.event_states["T_1g"]["p"] for r in canon])
     obs = np.array([r.events["T_1g"] - r.events["T_g_half"] for r in canon])
     rate = np.expm1(2 * p1) * ((1 + np.array([r.alpha for r in canon])) / np.array([r.alpha for r in canon])) ** 2
     fit = scaling_fit(obs, rate, _regressors(canon), form="O", rate_name="(e^{2p_1}-1)((1+α*)/α*)²",
@@ -191,10 +195,10 @@ def check_part1(ctx: Context) -> Outcome:
     """ih.c3_1.part1: the Part I chain (steps 1–5) of C.3.1, pointwise along the derived (p, g) flow."""
     runs = R.all_runs(ctx, horizon=2e3)
     records = R.records_for(ctx, runs, _part1)
-    status, by_reading = R.decide(records, PART1_MAIN)
+    status, by_reading = A.decide(records, PART1_MAIN)
     extra = {"step5_O": _step5_scaling(ctx, runs)}
     status = combine([status, extra["step5_O"]["status"]]) if status != "outside-regime" else status
-    bad = R.failing(records)
+    bad = A.count_failing(records)
     canon = [rec for rec in records if rec["canonical"]]
     d0 = canon[0]
     summary = (f"{len(canon)} canonical runs; failing steps (runs): "
@@ -215,15 +219,15 @@ def check_eq8(ctx: Context) -> Outcome:
     def parts(r):
         t1 = r.events["T_1g"]
         if not math.isfinite(t1):
-            return {"T_1g": R.value_part(None, "T_1^g reached")}
-        p1 = r.event_states["T_1g"][0]
+            return {"T_1g": A.value_part(None, "T_1^g reached")}
+        p1 = r.event_states["T_1g"]["p"]
         middle = r.p[0] + math.expm1(2 * p1) * ((1 + r.alpha) / r.alpha) ** 2
         return {"T_1g": {"status": "holds", "statement": "T_1^g measured", "T_1g": t1, "p_1": p1,
                          "middle_expression": middle, "ratio_to_middle": t1 / middle,
                          "ratio_to_sigma_form": t1 / (r.sigma + math.expm1(2 * p1) * ((1 + r.alpha) / r.alpha) ** 2)}}
 
     records = R.records_for(ctx, runs, parts)
-    _, by_reading = R.decide(records, ["T_1g"])
+    _, by_reading = A.decide(records, ["T_1g"])
     canon = [r for r in runs if R.is_canonical(r, ctx)]
     reached = [r for r in canon if math.isfinite(r.events["T_1g"])]
     extra: dict[str, Any] = {}
@@ -250,29 +254,35 @@ def check_eq8(ctx: Context) -> Outcome:
 @functools.cache
 def _bracket_functions(L: int):
     """Printed bracket B = g* - g(1+e^{-p(L-2)})/(1+e^{-p}) + g m(2p)/m(p), its gradient, the printed dB/dt factor."""
+    from derivations.flows import gradient
+    from numerics.compile import array_function
+
     p, g, alpha = S.p, S.g, S.alpha
     ratio_m = S.m_closed(2 * p, L) / S.m_closed(p, L)
     ratio_M = (1 + sp.exp(-p * (L - 2))) / (1 + sp.exp(-p))
     bracket = S.gstar - g * ratio_M + g * ratio_m
     args = (p, g, alpha)
-    return (sp.lambdify(args, bracket, "numpy"), sp.lambdify(args, sp.diff(bracket, p), "numpy"),
-            sp.lambdify(args, sp.diff(bracket, g), "numpy"), sp.lambdify((p,), ratio_m - ratio_M, "numpy"))
+    d_p, d_g = gradient(bracket, [p, g])
+    return (array_function(bracket, args, name=f"ih_c3_1_bracket_L{int(L)}"),
+            array_function(d_p, args, name=f"ih_c3_1_bracket_dp_L{int(L)}"),
+            array_function(d_g, args, name=f"ih_c3_1_bracket_dg_L{int(L)}"),
+            array_function(ratio_m - ratio_M, (p,), name=f"ih_c3_1_bracket_factor_L{int(L)}"))
 
 
 def _stable_region(r) -> dict[str, dict[str, Any]]:
     t1 = r.events["T_1g"]
-    mask = R.window(r, t1, math.inf, closed=False)
+    mask = r.window(t1, math.inf, closed=False)
     gs = r.gstar
     parts = {
-        "window": R.value_part(True if math.isfinite(t1) else None, "T_1^g reached", T_1g=R.event(r, "T_1g")),
-        "g_above_gstar": R.pointwise(r, mask, r.g, gs, relation=">=", tol=0.0, text="g > g* for t > T_1^g"),
-        "g_below_2gstar": R.pointwise(r, mask, r.g, 2 * gs, relation="<=", tol=0.0, text="g < 2g* for t > T_1^g"),
-        "dp_positive": R.pointwise(r, mask, r.dp, 0.0, relation=">=", tol=0.0, text="dp/dt > 0 for t > T_1^g"),
+        "window": A.value_part(True if math.isfinite(t1) else None, "T_1^g reached", T_1g=R.event(r, "T_1g")),
+        "g_above_gstar": A.pointwise(r, mask, r.g, gs, relation=">=", tol=0.0, statement="g > g* for t > T_1^g"),
+        "g_below_2gstar": A.pointwise(r, mask, r.g, 2 * gs, relation="<=", tol=0.0, statement="g < 2g* for t > T_1^g"),
+        "dp_positive": A.pointwise(r, mask, r.dp, 0.0, relation=">=", tol=0.0, statement="dp/dt > 0 for t > T_1^g"),
     }
     if mask.any():
-        p1 = r.event_states["T_1g"][0]
-        parts["p_above_p1"] = R.pointwise(r, mask, r.p, p1, relation=">=", tol=0.0,
-                                          text="p(t) > p(T_1^g) > p(0) = σ in this phase")
+        p1 = r.event_states["T_1g"]["p"]
+        parts["p_above_p1"] = A.pointwise(r, mask, r.p, p1, relation=">=", tol=0.0,
+                                          statement="p(t) > p(T_1^g) > p(0) = σ in this phase")
         parts["p_above_p1"]["p1_above_p0"] = bool(p1 > r.p[0])
         for key in ("g_above_gstar", "g_below_2gstar", "dp_positive"):
             parts[key]["min_g_over_gstar"] = float(np.min(r.g[mask] / gs))
@@ -280,7 +290,7 @@ def _stable_region(r) -> dict[str, dict[str, Any]]:
             parts[key]["min_dp"] = float(np.min(r.dp[mask]))
         if r.head1_range == "canonical":
             parts["derivative_display"] = _display_part(r, mask)
-    parts["T_2gstar_T_dp_zero"] = R.value_part(
+    parts["T_2gstar_T_dp_zero"] = A.value_part(
         not (math.isfinite(r.events["T_2gstar"]) or math.isfinite(r.events["T_dp_zero"])),
         "neither T^g_{2g*} nor T_0^{dp/dt} occurs", T_2gstar=R.event(r, "T_2gstar"),
         T_dp_zero=R.event(r, "T_dp_zero"))
@@ -306,10 +316,10 @@ def _display_part(r, mask) -> dict[str, Any]:
 
 def check_stable_region(ctx: Context) -> Outcome:
     """ih.c3_1.stable_region: for all t > T_1^g, g* < g < 2g* and dp/dt > 0 (C.3.1 Part II)."""
-    runs = R.all_runs(ctx, horizon=1e8, quick=R.G4_QUICK_LONG)
+    runs = R.all_runs(ctx, horizon=1e8)
     records = R.records_for(ctx, runs, _stable_region)
     main = ["g_above_gstar", "g_below_2gstar", "dp_positive", "p_above_p1"]
-    status, by_reading = R.decide(records, main)
+    status, by_reading = A.decide(records, main)
     canon = [rec for rec in records if rec["canonical"] and "min_g_over_gstar" in rec["parts"]["g_above_gstar"]]
     lo = min(rec["parts"]["g_above_gstar"]["min_g_over_gstar"] for rec in canon) if canon else math.nan
     hi = max(rec["parts"]["g_above_gstar"]["max_g_over_gstar"] for rec in canon) if canon else math.nan
@@ -329,8 +339,8 @@ EQ9_MAIN = ["u_O", "g_O"]
 def _eq9(r) -> dict[str, dict[str, Any]]:
     t1 = r.events["T_1g"]
     if not math.isfinite(t1):
-        return {k: R.value_part(None, "window t > T_1^g empty") for k in EQ9_MAIN}
-    mask = R.window(r, max(10 * t1, 10.0), math.inf)
+        return {k: A.value_part(None, "window t > T_1^g empty") for k in EQ9_MAIN}
+    mask = r.window(max(10 * t1, 10.0), math.inf)
     t, u, g = r.t[mask], np.exp(-r.p[mask]), r.g[mask]
     gs = r.gstar
     vg = u * gs + (gs - g)
@@ -351,9 +361,9 @@ def _eq9(r) -> dict[str, dict[str, Any]]:
 
 def check_eq9(ctx: Context) -> Outcome:
     """ih.eq9: u², v_G² = O(1/(g*²t)); e^{-p} = O(1/√t) and g - g* ≤ O(1/√t) for t > T_1^g (to t = 1e8)."""
-    runs = R.all_runs(ctx, horizon=1e8, quick=R.G4_QUICK_LONG)
+    runs = R.all_runs(ctx, horizon=1e8)
     records = R.records_for(ctx, runs, _eq9)
-    status, by_reading = R.decide(records, EQ9_MAIN)
+    status, by_reading = A.decide(records, EQ9_MAIN)
     canon = [rec for rec in records if rec["canonical"] and "sup_u_sqrt_t" in rec["parts"]["u_O"]]
     sup_u = max(rec["parts"]["u_O"]["sup_u_sqrt_t"] for rec in canon) if canon else math.nan
     ends = [rec["parts"]["u_O"]["u_sqrt_2t_gstar_at_end"] for rec in canon]
@@ -388,10 +398,11 @@ def _tail_symbolic() -> dict[str, str]:
 
 def _tail_vs_exact(L: int = 200) -> dict[str, Any]:
     """The tail loss against the exact L_G4 at finite L, large p: the difference is O(L e^{-p(L-3)})."""
+    from numerics.compile import array_function
     from numerics.models.induction_head.four_gram import four_gram_kernels
 
     exact = four_gram_kernels("canonical")["loss"].scalar
-    tail = sp.lambdify((S.u, S.g, S.alpha), tails.g4_tail_loss("canonical"), "numpy")
+    tail = array_function(tails.g4_tail_loss("canonical"), (S.u, S.g, S.alpha), name="ih_G4_tail_loss")
     out = []
     for p in (0.1, 0.5, 2.0, 5.0):
         for alpha in (1.0, 4.0):
@@ -408,9 +419,9 @@ def check_G4_tail(ctx: Context) -> Outcome:
     from numerics.models.induction_head.four_gram import four_gram_run
 
     symbolic = _tail_symbolic()
-    lengths = R.choice(ctx, "L", [40, 1000])
-    alphas = R.choice(ctx, "alpha", [1.0] if ctx.quick else [1.0, 4.0])
-    sigma = ctx.params.get("sigma") or 0.01
+    lengths = ctx.grid("L")
+    alphas = ctx.grid("alpha")
+    sigma = ctx.value("sigma")
     times = np.array([1e2, 1e3, 1e4, 1e5])
     rows, worst = [], 0.0
     for L in lengths:
@@ -426,8 +437,8 @@ def check_G4_tail(ctx: Context) -> Outcome:
             worst = max(worst, dev)
             rows.append({"L": int(L), "alpha": alpha, "sigma": sigma, "t": times.tolist(), **vals,
                          "max_rel_dev_t_ge_1e4": dev})
-    literal = four_gram_run(int(lengths[0]), float(alphas[0]), float(sigma), head1_range="literal", horizon=1e8,
-                            n_save=100)
+    literal = R.G4Run.of(four_gram_run(int(lengths[0]), float(alphas[0]), float(sigma), head1_range="literal",
+                                       horizon=1e8, n_save=100))
     gs = literal.gstar
     lit = {"L": int(lengths[0]), "alpha": alphas[0], "L_G4_end_over_half_gstar2": float(literal.loss[-1] / (gs**2 / 2)),
            "g_end": float(literal.g[-1]), "p_end": float(literal.p[-1]), "T_1g": R.event(literal, "T_1g"),
@@ -452,13 +463,13 @@ def _sgd_tail(ctx: Context) -> dict[str, Any]:
 
     run = train_stage2(Stage2Config(L=40, alpha=1.0, wstar=0.49, sigma=0.01), lr=0.1, batch=1000,
                        iterations=60_000, seed=ctx.seed, log_every=1000)
-    return {"t": float(run.t[-1]), "t_L_G4": float(run.t[-1] * run.losses["L_G4"][-1]), "predicted": 0.25}
+    return {"t": float(run.t[-1]), "t_L_G4": float(run.t[-1] * run["L_G4"][-1]), "predicted": 0.25}
 
 
 def _register(claim_id: str, label: str, label_alt: str, check, statement: str, kind: str = "claim",
-              cost: float = 2.0) -> None:
+              cost: float = 2.0, params: tuple | None = None) -> None:
     register(Claim(claim_id, PAPER, label, kind, check, statement=statement, label_alt=label_alt,
-                   defaults=dict(DEFAULTS), domain=_domain(), doc=check.__doc__ or "", cost=cost))
+                   params=params or R.g4_params(), domain=_domain(), doc=check.__doc__ or "", cost=cost))
 
 
 _register("ih.c3_1.part1", "[W] C.3.1 Part I", "[F] C.1 Part I", check_part1,
@@ -470,10 +481,12 @@ _register("ih.eq8", "[W] Eq. (8)", "[F] Eq. (20)", check_eq8,
           r"T_1^g\le\mathcal O\Big(p(0)+(e^{2p_1}-1)\Big(\frac{1+\alpha^\star}{\alpha^\star}\Big)^2\Big)"
           r"=\mathcal O\Big(\sigma_{\rm init}+(e^{2p_1}-1)\Big(\frac{1+\alpha^\star}{\alpha^\star}\Big)^2\Big)=\mathcal O(1)")
 _register("ih.c3_1.stable_region", "[W] C.3.1 Part II", "[F] C.1 Part II", check_stable_region,
-          r"\forall t>T_1^g:\ g^\star<g(t)<2g^\star,\ \frac{dp(t)}{dt}>0", cost=3)
+          r"\forall t>T_1^g:\ g^\star<g(t)<2g^\star,\ \frac{dp(t)}{dt}>0", cost=3,
+          params=R.g4_params(R.G4_QUICK_LONG))
 _register("ih.eq9", "[W] Eq. (9)", "[F] Eq. (21)", check_eq9,
           r"e^{-p(t)}=u(t)=\mathcal O\Big(\frac{1}{\sqrt t}\Big),\ g(t)-g^\star=g^\star u(t)-v(t)\le"
-          r"\mathcal O\Big(\frac{1}{\sqrt t}\Big),\ \forall t>T_1^g=\mathcal O(1)", cost=3)
+          r"\mathcal O\Big(\frac{1}{\sqrt t}\Big),\ \forall t>T_1^g=\mathcal O(1)", cost=3,
+          params=R.g4_params(R.G4_QUICK_LONG))
 _register("ih.dv.G4_tail", "spec §4 (derived)", "—", check_G4_tail,
           r"\mathcal L_{G_4}(t)\sim\frac{1}{4t},\ e^{-p(t)}\sim\frac{1}{g^\star\sqrt{2t}},\ g(t)-g^\star\sim g^\star e^{-p(t)}",
-          kind="derive", cost=3)
+          kind="derive", cost=3, params=G4_TAIL_PARAMS)
