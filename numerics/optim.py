@@ -1,121 +1,274 @@
-"""Online optimisers on a flat float64 parameter vector: SGD and Adam (Kingma & Ba 2015).
+"""Update rules on a flat float64 parameter vector: GD/SGD, momentum and Adam, with PyTorch's semantics.
 
-The update rules are numba kernels that modify ``theta`` in place, so trainers can call them
-from inside their own compiled loops; :class:`SGD` and :class:`Adam` are the Python-side
-descriptions (hyperparameters + state) that trainers build once and step.
+This module is the one home of the update rules; :func:`numerics.train.train` is the one loop
+that applies them. An optimiser object holds only hyperparameters; its state (momentum buffer,
+Adam moments, step count) lives in a dict made by :meth:`init` and advanced by :meth:`update`.
 
-* SGD:  θ ← θ − η ∘ g.
-* Adam: m ← β₁m + (1−β₁)g,  v ← β₂v + (1−β₂)g²,  m̂ = m/(1−β₁ᵗ),  v̂ = v/(1−β₂ᵗ),
-  θ ← θ − η ∘ m̂/(√v̂ + ε), with t = 1, 2, … the number of updates so far (bias correction).
+Every rule reads the rate of each coordinate from ``lr`` (one entry per coordinate, built by the
+driver from the parameter groups' schedules) and the direction from ``sign`` (+1 descent, −1
+ascent). Ascent follows PyTorch's ``maximize=True``: the gradient is negated first, then weight
+decay is added, so weight decay still pulls towards 0. With g = sign·∇ (+ λθ when λ ≠ 0):
 
-``lr`` may be a scalar or one rate per coordinate (parameter groups with their own step sizes);
-a coordinate with rate 0 is frozen. Both rules are symmetric under permutations of coordinates
-with equal rates, so equal coordinates fed equal gradients stay bit-identical (ih.lemma3).
+* GD / SGD (``torch.optim.SGD`` without momentum): θ ← θ − η g.
+* Momentum (``torch.optim.SGD(momentum=μ, dampening=τ, nesterov=..., weight_decay=λ)``):
+  b ← g on the first step, b ← μb + (1−τ)g after; θ ← θ − η(g + μb) (Nesterov) or θ ← θ − ηb.
+* Adam (``torch.optim.Adam``, Kingma & Ba 2015, bias-corrected, L2 weight decay λ):
+  m ← β₁m + (1−β₁)g,  v ← β₂v + (1−β₂)g²,  θ ← θ − η (m/(1−β₁ᵗ)) / (√(v/(1−β₂ᵗ)) + ε),
+  t = 1, 2, … the number of updates so far.
+
+These are the formulas of PyTorch's documentation, evaluated in that order. PyTorch's own
+kernels re-associate Adam's last line (θ − (η/(1−β₁ᵗ))·m/(√v/√(1−β₂ᵗ) + ε)), so against torch
+itself Adam agrees to rounding, not bit for bit.
+
+A coordinate whose rate is 0 is frozen: θ is not written at all (so it stays bit-identical
+whatever the gradient), while the optimiser state still advances, as in PyTorch with ``lr=0``.
+Every kernel returns the index of the first coordinate it made non-finite, or −1 (status codes,
+not exceptions, inside ``njit``). The rules act coordinate by coordinate, so coordinates with
+equal rates fed equal gradients stay bit-identical (ih.lemma3).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from derivations.errors import InvalidArgument
 from numerics._jit import jit
 
-#: Adam's (β₁, β₂, ε) when a paper does not state them (spec flag adam_hparams)
+#: Adam's (β₁, β₂, ε) when a paper does not state them (spec flag adam_hparams); PyTorch's defaults
 ADAM_DEFAULTS = (0.9, 0.999, 1e-8)
-OPTIMIZERS = ("sgd", "adam")
 
 
 @jit
-def sgd_update(theta, grad, lr):
-    """θ ← θ − lr ∘ grad in place (``lr`` has the length of θ)."""
+def gd_update(theta, grad, lr, sign):
+    """θ_i ← θ_i − lr_i·(sign_i·g_i) in place where lr_i ≠ 0; first non-finite index or −1."""
+    bad = -1
     for i in range(theta.shape[0]):
-        theta[i] -= lr[i] * grad[i]
+        if lr[i] != 0.0:
+            theta[i] -= lr[i] * (sign[i] * grad[i])
+            if bad < 0 and not math.isfinite(theta[i]):
+                bad = i
+    return bad
 
 
 @jit
-def adam_update(theta, grad, m, v, step, lr, beta1, beta2, eps):
-    """One bias-corrected Adam update in place; ``step`` is this update's number t >= 1."""
+def momentum_update(theta, grad, lr, sign, buf, first, mu, dampening, nesterov, weight_decay):
+    """One step of ``torch.optim.SGD`` with momentum in place (``first``: this is the first step)."""
+    bad = -1
+    for i in range(theta.shape[0]):
+        g = sign[i] * grad[i]
+        if weight_decay != 0.0:
+            g = g + weight_decay * theta[i]
+        if mu != 0.0:
+            if first:
+                buf[i] = g
+            else:
+                buf[i] = mu * buf[i] + (1.0 - dampening) * g
+            if nesterov:
+                g = g + mu * buf[i]
+            else:
+                g = buf[i]
+        if lr[i] != 0.0:
+            theta[i] -= lr[i] * g
+            if bad < 0 and not math.isfinite(theta[i]):
+                bad = i
+    return bad
+
+
+@jit
+def adam_update(theta, grad, lr, sign, m, v, step, beta1, beta2, eps, weight_decay):
+    """One bias-corrected Adam update in place; ``step`` is this update's number t >= 1 (a float)."""
     c1 = 1.0 - beta1**step
     c2 = 1.0 - beta2**step
+    bad = -1
     for i in range(theta.shape[0]):
-        m[i] = beta1 * m[i] + (1.0 - beta1) * grad[i]
-        v[i] = beta2 * v[i] + (1.0 - beta2) * grad[i] * grad[i]
-        theta[i] -= lr[i] * (m[i] / c1) / (np.sqrt(v[i] / c2) + eps)
+        g = sign[i] * grad[i]
+        if weight_decay != 0.0:
+            g = g + weight_decay * theta[i]
+        m[i] = beta1 * m[i] + (1.0 - beta1) * g
+        v[i] = beta2 * v[i] + (1.0 - beta2) * g * g
+        if lr[i] != 0.0:
+            theta[i] -= lr[i] * (m[i] / c1) / (np.sqrt(v[i] / c2) + eps)
+            if bad < 0 and not math.isfinite(theta[i]):
+                bad = i
+    return bad
 
 
-def _rates(lr, size: int) -> np.ndarray:
-    rates = np.broadcast_to(np.asarray(lr, dtype=np.float64), (size,)).copy()
-    if not np.all(np.isfinite(rates)) or np.any(rates < 0):
-        raise InvalidArgument(f"lr={lr!r} must be finite and >= 0 (one rate, or one per parameter)")
-    return rates
+def _real(
+    name: str, value, low: float, high: float = math.inf, *, closed_high: bool = False, why: str = ""
+) -> float:
+    value = float(value)
+    above = value <= high if closed_high else value < high
+    if not (math.isfinite(value) and low <= value and above):
+        bracket = "]" if closed_high else ")"
+        raise InvalidArgument(f"{name}={value!r} must lie in [{low:g}, {high:g}{bracket}{why}")
+    return value
 
 
-@dataclass
-class SGD:
-    """Plain (online) SGD with rate(s) ``lr``."""
+class AbstractOptimizer:
+    """An update rule: hyperparameters here, state in the dict of :meth:`init` (module docstring)."""
 
-    lr: float | np.ndarray
-    size: int
-    rates: np.ndarray = field(init=False, repr=False)
-    steps: int = field(default=0, init=False)
+    name: ClassVar[str]
 
-    def __post_init__(self):
-        self.rates = _rates(self.lr, self.size)
+    def init(self, size: int) -> dict:
+        """Fresh optimiser state for a parameter vector of length ``size``."""
+        return {"t": 0}
 
-    def step(self, theta: np.ndarray, grad: np.ndarray) -> None:
-        """Update ``theta`` in place."""
-        sgd_update(theta, grad, self.rates)
-        self.steps += 1
-
-    def info(self) -> dict:
-        """Hyperparameters, for a run's record."""
-        return {"optimizer": "sgd", "lr": np.asarray(self.lr).tolist()}
-
-
-@dataclass
-class Adam:
-    """Adam with bias correction; ``betas_eps`` = (β₁, β₂, ε) (spec flag adam_hparams)."""
-
-    lr: float | np.ndarray
-    size: int
-    betas_eps: tuple[float, float, float] = ADAM_DEFAULTS
-    rates: np.ndarray = field(init=False, repr=False)
-    m: np.ndarray = field(init=False, repr=False)
-    v: np.ndarray = field(init=False, repr=False)
-    steps: int = field(default=0, init=False)
-
-    def __post_init__(self):
-        beta1, beta2, eps = (float(x) for x in self.betas_eps)
-        if not (0 <= beta1 < 1 and 0 <= beta2 < 1 and eps > 0):
-            raise InvalidArgument(f"adam={self.betas_eps!r} needs 0 <= beta1, beta2 < 1 and eps > 0")
-        self.betas_eps = (beta1, beta2, eps)
-        self.rates = _rates(self.lr, self.size)
-        self.m = np.zeros(self.size)
-        self.v = np.zeros(self.size)
-
-    def step(self, theta: np.ndarray, grad: np.ndarray) -> None:
-        """Update ``theta`` in place."""
-        self.steps += 1
-        adam_update(theta, grad, self.m, self.v, float(self.steps), self.rates, *self.betas_eps)
+    def update(
+        self, theta: np.ndarray, grad: np.ndarray, lr: np.ndarray, sign: np.ndarray, state: dict
+    ) -> int:
+        """Apply one update to ``theta`` in place; the first coordinate made non-finite, or −1."""
+        raise NotImplementedError
 
     def info(self) -> dict:
         """Hyperparameters, for a run's record."""
-        beta1, beta2, eps = self.betas_eps
+        return {"optimizer": self.name}
+
+
+@dataclass(frozen=True)
+class GD(AbstractOptimizer):
+    """Plain gradient descent θ ← θ − η·g; full-batch or online is the data source's business."""
+
+    name: ClassVar[str] = "gd"
+
+    def update(self, theta, grad, lr, sign, state):
+        """θ ← θ − lr∘(sign∘grad)."""
+        state["t"] += 1
+        return int(gd_update(theta, grad, lr, sign))
+
+
+@dataclass(frozen=True)
+class SGD(GD):
+    """The same update as :class:`GD`, recorded as "sgd" (online batches)."""
+
+    name: ClassVar[str] = "sgd"
+
+
+@dataclass(frozen=True)
+class Momentum(AbstractOptimizer):
+    """``torch.optim.SGD(lr, momentum=mu, dampening, nesterov, weight_decay)`` (module docstring)."""
+
+    mu: float
+    dampening: float = 0.0
+    nesterov: bool = False
+    weight_decay: float = 0.0
+    name: ClassVar[str] = "momentum"
+
+    def __post_init__(self):
+        object.__setattr__(self, "mu", _real("mu", self.mu, 0.0))
+        object.__setattr__(self, "dampening", _real("dampening", self.dampening, 0.0, 1.0, closed_high=True))
+        object.__setattr__(self, "weight_decay", _real("weight_decay", self.weight_decay, 0.0))
+        if self.nesterov and (self.mu == 0 or self.dampening != 0):
+            raise InvalidArgument(
+                f"nesterov=True needs mu > 0 and dampening = 0 (got mu={self.mu}, "
+                f"dampening={self.dampening}),"
+                " as in torch.optim.SGD; drop nesterov or set them"
+            )
+
+    def init(self, size):
+        """Momentum buffer (allocated; its first value is the first gradient) and step count."""
+        return {"t": 0, "buf": np.zeros(size)}
+
+    def update(self, theta, grad, lr, sign, state):
+        """One momentum step (the buffer is set to g on the first step, as in PyTorch)."""
+        first = state["t"] == 0
+        state["t"] += 1
+        return int(
+            momentum_update(
+                theta,
+                grad,
+                lr,
+                sign,
+                state["buf"],
+                first,
+                self.mu,
+                self.dampening,
+                bool(self.nesterov),
+                self.weight_decay,
+            )
+        )
+
+    def info(self):
+        """Hyperparameters."""
         return {
-            "optimizer": "adam",
-            "lr": np.asarray(self.lr).tolist(),
-            "beta1": beta1,
-            "beta2": beta2,
-            "eps": eps,
+            "optimizer": self.name,
+            "mu": self.mu,
+            "dampening": self.dampening,
+            "nesterov": bool(self.nesterov),
+            "weight_decay": self.weight_decay,
         }
 
 
-def make_optimizer(name: str, lr, size: int, adam: tuple[float, float, float] = ADAM_DEFAULTS):
-    """Build :class:`SGD` or :class:`Adam` by name for a parameter vector of length ``size``."""
-    if name == "sgd":
-        return SGD(lr, size)
+@dataclass(frozen=True)
+class Adam(AbstractOptimizer):
+    """``torch.optim.Adam(lr, betas, eps, weight_decay)`` with bias correction (spec flag adam_hparams)."""
+
+    betas: tuple[float, float] = ADAM_DEFAULTS[:2]
+    eps: float = ADAM_DEFAULTS[2]
+    weight_decay: float = 0.0
+    name: ClassVar[str] = "adam"
+
+    def __post_init__(self):
+        if len(self.betas) != 2:
+            raise InvalidArgument(f"betas={self.betas!r} must be a pair (beta1, beta2)")
+        beta1 = _real("beta1", self.betas[0], 0.0, 1.0, why=" (Adam's moment decay)")
+        beta2 = _real("beta2", self.betas[1], 0.0, 1.0, why=" (Adam's moment decay)")
+        object.__setattr__(self, "betas", (beta1, beta2))
+        eps = float(self.eps)
+        if not (math.isfinite(eps) and eps > 0):
+            raise InvalidArgument(f"eps={self.eps!r} must be a finite number > 0 (Adam's denominator guard)")
+        object.__setattr__(self, "eps", eps)
+        object.__setattr__(self, "weight_decay", _real("weight_decay", self.weight_decay, 0.0))
+
+    def init(self, size):
+        """First and second moments (zero) and step count."""
+        return {"t": 0, "m": np.zeros(size), "v": np.zeros(size)}
+
+    def update(self, theta, grad, lr, sign, state):
+        """One bias-corrected Adam step."""
+        state["t"] += 1
+        beta1, beta2 = self.betas
+        return int(
+            adam_update(
+                theta,
+                grad,
+                lr,
+                sign,
+                state["m"],
+                state["v"],
+                float(state["t"]),
+                beta1,
+                beta2,
+                self.eps,
+                self.weight_decay,
+            )
+        )
+
+    def info(self):
+        """Hyperparameters."""
+        beta1, beta2 = self.betas
+        return {
+            "optimizer": self.name,
+            "beta1": beta1,
+            "beta2": beta2,
+            "eps": self.eps,
+            "weight_decay": self.weight_decay,
+        }
+
+
+#: optimisers that can be named by a string (momentum needs its μ, so it is built as ``Momentum(mu)``)
+OPTIMIZERS = ("gd", "sgd", "adam")
+
+
+def optimizer_named(name: str, adam: tuple[float, float, float] = ADAM_DEFAULTS) -> AbstractOptimizer:
+    """:class:`GD`, :class:`SGD` or :class:`Adam` (with ``adam`` = (β₁, β₂, ε)) by name."""
+    if name in ("gd", "sgd"):
+        return GD() if name == "gd" else SGD()
     if name == "adam":
-        return Adam(lr, size, tuple(adam))
-    raise InvalidArgument(f"optimizer={name!r} is not one of {', '.join(OPTIMIZERS)}")
+        beta1, beta2, eps = adam
+        return Adam((beta1, beta2), eps)
+    hint = "; momentum is Momentum(mu, ...)" if name == "momentum" else ""
+    raise InvalidArgument(f"optimizer={name!r} is not one of {', '.join(OPTIMIZERS)}{hint}")

@@ -321,7 +321,7 @@ def check_stage1_protocol(ctx: Context) -> Outcome:
                                                                                   f"Stage I {i}: {m}"))
         t_ode, p_ode = flows[f"L={L0},init={init}"]["curve"]
         predicted = np.interp(run.t, t_ode, p_ode)
-        sgd_p = run.params["p_tilde"]
+        sgd_p = run["p_tilde"]
         sgd_runs[init] = {"t_end": float(run.t[-1]), "ptilde_end": float(sgd_p[-1]),
                           "ode_ptilde_end": float(predicted[-1]),
                           "rel_dev_of_increment_at_end":

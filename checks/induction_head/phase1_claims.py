@@ -163,7 +163,7 @@ def _sgd_d0(ctx: Context, tokens: str = "gaussian") -> dict[str, Any]:
     iterations = int(math.ceil(1.3 * tI / 0.1))
     config = Stage2Config(L=L, alpha=alpha, wstar=float(ctx.value("wstar")), sigma=sigma, tokens=tokens)
     run = train_stage2(config, lr=0.1, batch=1000, iterations=iterations, seed=ctx.seed, log_every=20)
-    g4, ih, se = run.losses["L_G4"], run.losses["L_IH2"], run.losses["L_IH2_se"]
+    g4, ih, se = run["L_G4"], run["L_IH2"], run["L_IH2_se"]
     hit = np.flatnonzero(g4 <= 0.01 * g4[0])
     if not hit.size:
         return {"tokens": tokens, "T_I_min": None, "iterations": iterations}
@@ -171,7 +171,7 @@ def _sgd_d0(ctx: Context, tokens: str = "gaussian") -> dict[str, Any]:
     ratio = ih[k] / ih[0]
     ratio_se = ratio * math.hypot(se[k] / ih[k], se[0] / ih[0])
     return {"tokens": tokens, "T_I_min": float(run.t[k]), "T_I_min_ode": tI, "L_IH2_ratio": float(ratio),
-            "L_IH2_ratio_se": float(ratio_se), "iterations": iterations, "eval_size": run.eval_size,
+            "L_IH2_ratio_se": float(ratio_se), "iterations": iterations, "eval_size": run.meta["eval_size"],
             "note": "evaluation set is fixed, so the two L_IH2 values are correlated: the SE is conservative"}
 
 

@@ -150,11 +150,11 @@ def _figure(ctx: Context, run, found: dict) -> str:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
-    axes[0].plot(run.steps, run.loss, label="held-out loss (all positions)")
-    axes[0].plot(run.steps, run.copy_loss, label="second half (induction-only) positions", alpha=0.8)
-    axes[0].axhline(math.log(run.config.vocab), color="grey", lw=0.7, ls=":", label="log(vocab)")
-    axes[1].plot(run.steps, run.slope_norm, color="C2")
-    axes[2].semilogy(run.steps, run.wqk_norm, color="C3")
+    axes[0].plot(run.steps, run["loss"], label="held-out loss (all positions)")
+    axes[0].plot(run.steps, run["copy_loss"], label="second half (induction-only) positions", alpha=0.8)
+    axes[0].axhline(math.log(run.meta["config"]["vocab"]), color="grey", lw=0.7, ls=":", label="log(vocab)")
+    axes[1].plot(run.steps, run["slope_norm"], color="C2")
+    axes[2].semilogy(run.steps, run["wqk_norm"], color="C3")
     marks = {
         "plateau end": (found["plateau_end_step"], "k"),
         "‖p‖ at 90% of max": (found["p_saturation_step"], "C2"),
@@ -203,7 +203,7 @@ def check_fig2(ctx: Context) -> Outcome:
         positions=s["positions"],
         progress=ctx.report_progress,
     )
-    found = criteria(run.steps, run.loss, run.slope_norm, run.wqk_norm, config.vocab)
+    found = criteria(run.steps, run["loss"], run["slope_norm"], run["wqk_norm"], config.vocab)
     figure = _figure(ctx, run, found)
     met = {
         "p_before_w_tenfold": found["p_before_w_tenfold"],
@@ -247,7 +247,7 @@ def check_fig2(ctx: Context) -> Outcome:
             **{k: s[k] for k in ("lr", "init", "slope_init", "batch", "steps", "positions")},
             "optimizer": "sgd (online)",
             "seed": ctx.seed,
-            "wall_time_s": run.wall_time,
+            "wall_time_s": run.meta["wall_time_s"],
         },
         "readings": {
             "fig2_loss_positions": s["positions"],
@@ -258,10 +258,10 @@ def check_fig2(ctx: Context) -> Outcome:
         "status_rule": "always inconclusive: a proxy on other data can neither reproduce nor refute Fig. 2",
         "curves": {
             "step": run.steps,
-            "loss": run.loss,
-            "copy_loss": run.copy_loss,
-            "p_norm": run.slope_norm,
-            "wqk_norm": run.wqk_norm,
+            "loss": run["loss"],
+            "copy_loss": run["copy_loss"],
+            "p_norm": run["slope_norm"],
+            "wqk_norm": run["wqk_norm"],
         },
     }
     return Outcome("inconclusive", summary, evidence, [figure])

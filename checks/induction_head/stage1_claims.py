@@ -94,7 +94,7 @@ def _sgd_agreement(ctx: Context, alpha: float, sigma: float) -> dict[str, Any]:
         run = train_stage1(L, sigma, init=init, lr=0.1, batch=1000, iterations=iterations, seed=ctx.seed,
                            log_every=iterations // 4, alpha=alpha)
         ode = _stage1(L, alpha, sigma, init)
-        sgd_pt = np.interp(checkpoints, run.t, run.params["p_tilde"])
+        sgd_pt = np.interp(checkpoints, run.t, run["p_tilde"])
         ode_pt = np.interp(checkpoints, ode.t, ode.ptilde)
         rel = np.abs(sgd_pt - ode_pt) / np.abs(ode_pt)
         out[init] = {"t": checkpoints.tolist(), "sgd": sgd_pt.tolist(), "ode": ode_pt.tolist(),
@@ -252,7 +252,7 @@ def _sgd_step(ctx: Context) -> dict[str, Any]:
                      "change_per_step": float(measured - (wq**2 - wk**2))})
     iterations = 200 if ctx.quick else 5000
     run = train_stage2(config, lr=0.1, batch=1000, iterations=iterations, seed=ctx.seed, log_every=10)
-    equal = bool(np.array_equal(run.params["wq"], run.params["wk"]))
+    equal = bool(np.array_equal(run["wq"], run["wk"]))
     ok = all(r["relative_gap"] <= 1e-12 for r in rows) and equal
     return {"status": "holds" if ok else "fails", "one_step": rows, "sgd_equal_start_iterations": iterations,
             "sgd_equal_start_bit_identical": equal,

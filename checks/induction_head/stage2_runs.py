@@ -95,8 +95,8 @@ def train_cached(config, *, optimizer: str, lr: float, batch: int, iterations: i
 
 def run_curve(label: str, run) -> Curve:
     """A :class:`Curve` from a ``TrainingRun`` (population losses with SEs; w = √|w_Q w_K|)."""
-    losses = {k: run.losses[k] for k in ("L_G4", "L_IH2", "L_G4_se", "L_IH2_se") if k in run.losses}
-    return Curve(label, run.t, losses, {k: run.params[k] for k in ("p", "g", "h", "w") if k in run.params})
+    losses = {k: run[k] for k in ("L_G4", "L_IH2", "L_G4_se", "L_IH2_se") if k in run}
+    return Curve(label, run.t, losses, {k: run[k] for k in ("p", "g", "h", "w") if k in run})
 
 
 def target_constants(params) -> tuple[float, float, float]:
@@ -285,7 +285,7 @@ def stage2_experiment(ctx: Context, tokens: str, seeds_full: int, share=(0.0, 1.
                    key=lambda v: v if math.isfinite(v) else -math.inf, default=math.nan)
     plan = plan_budget(ctx, t_needed, seeds_full, extend_full)
     runs = optimizer_runs(ctx, plan, stage2_config(params, tokens), share=share)
-    sgd = [run_curve(f"SGD seed {run.seed}", run) for run in runs]
+    sgd = [run_curve(f"SGD seed {run.meta['seed']}", run) for run in runs]
     sgd_phases = [detect_phases(c, gstar, hstar, wstar) for c in sgd]
     ode_phases = {m: detect_phases(c, gstar, hstar, wstar, known=events[m]) for m, c in odes.items()}
     sgd_mean = mean_times(sgd_phases)

@@ -8,7 +8,7 @@ projection, trained with cross-entropy on next-token prediction. No dropout. Eve
 starts iid N(0, init²); ALiBi slopes start at ``slope_init`` (spec flags ``fig2_*``).
 
 Shapes: a batch of token ids ``tokens`` (B, T+1); inputs tokens[:, :T], targets tokens[:, 1:].
-Parameters live in one flat float64 vector (so :mod:`numerics.optim` steps them) with named
+Parameters live in one flat float64 vector (so :func:`numerics.train.train` steps them) with named
 views (:class:`ParamLayout`). ``loss_and_grad`` returns the mean cross-entropy over the chosen
 positions and its exact gradient (checked against finite differences in the tests).
 
@@ -22,14 +22,15 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import math
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from derivations.errors import InvalidArgument, NumericalTrouble
-from numerics.optim import make_optimizer
+from derivations.errors import InvalidArgument
+from numerics.optim import optimizer_named
+from numerics.train import LogSchedule, ParamGroup, train
+from numerics.trajectory import Trajectory
 
 
 @dataclass(frozen=True)
@@ -265,21 +266,6 @@ def repeat_corpus(rng: np.random.Generator, size: int, half: int, vocab: int) ->
     return np.concatenate([first, first], axis=1)
 
 
-@dataclass
-class TransformerRun:
-    """A logged proxy run: steps, held-out losses and the norms of Fig. 2."""
-
-    steps: np.ndarray
-    loss: np.ndarray
-    copy_loss: np.ndarray
-    slope_norm: np.ndarray
-    wqk_norm: np.ndarray
-    config: TransformerConfig
-    settings: dict
-    wall_time: float
-    extra: dict = field(default_factory=dict)
-
-
 def norms(flat: np.ndarray, config: TransformerConfig) -> tuple[float, float]:
     """(‖p‖, ‖(W_K, W_Q)‖): Frobenius norms of all ALiBi slopes and of all W_K, W_Q (spec §2.9)."""
     views = ParamLayout(config).views(flat)
@@ -301,12 +287,15 @@ def train_repeat_task(
     optimizer: str = "sgd",
     positions: str = "all",
     progress: Callable[[float, str], None] | None = None,
-) -> TransformerRun:
+) -> Trajectory:
     """Online SGD on fresh repeated-random-token batches; held-out loss and norms every ``log_every`` steps.
 
     ``positions``: "all" (every next-token position, spec default fig2_loss_positions) or "last".
-    ``copy_loss`` is the held-out loss on the predictions an induction head makes possible
-    (targets in the second half).
+    Runs through :func:`numerics.train.train` (one group per named parameter, all at ``lr``;
+    t = lr × step). Observables: "loss" (held out), "copy_loss" (the held-out loss on the
+    predictions an induction head makes possible: targets in the second half), "slope_norm" and
+    "wqk_norm" (:func:`norms`); states: the ALiBi slopes of each layer ("0.slopes", ...);
+    the final parameters in ``meta["theta"]``, the settings in ``meta["settings"]``.
     """
     half = half or (config.context + 1) // 2
     if 2 * half - 1 > config.context:
@@ -315,54 +304,39 @@ def train_repeat_task(
         raise InvalidArgument(f"positions={positions!r} is not one of all, last")
     init_seq, data_seq, eval_seq = np.random.SeedSequence(seed).spawn(3)
     flat = init_params(config, np.random.default_rng(init_seq))
-    rng = np.random.default_rng(data_seq)
     held_out = repeat_corpus(np.random.default_rng(eval_seq), eval_size, half, config.vocab)
     T = 2 * half - 1
     train_positions = None if positions == "all" else [T - 1]
     copy_positions = np.arange(half - 1, T)  # predictions of tokens half..2half-1 (0-based targets)
-    opt = make_optimizer(optimizer, lr, flat.size)
-    log = {"steps": [], "loss": [], "copy": [], "p": [], "qk": []}
-    start = time.perf_counter()
+    layout = ParamLayout(config)
+
+    def gradient(flat, batch_tokens):
+        loss, grad, _ = forward_backward(flat, batch_tokens, config, positions=train_positions)
+        return loss, grad
+
+    def held_out_losses(flat):
+        loss, _, per_position = forward_backward(flat, held_out, config, positions=train_positions,
+                                                 want_grad=False)
+        return {"loss": loss, "copy_loss": per_position[copy_positions].mean()}
+
+    def norm_columns(flat):
+        p_norm, qk_norm = norms(flat, config)
+        return {"slope_norm": p_norm, "wqk_norm": qk_norm}
+
+    settings = {"half": half, "lr": lr, "batch": batch, "steps": steps, "seed": seed, "eval_size": eval_size,
+                "optimizer": optimizer, "positions": positions}
     with single_threaded_blas():
-        for step in range(steps + 1):
-            if step % log_every == 0 or step == steps:
-                loss, _, per_position = forward_backward(
-                    flat, held_out, config, positions=train_positions, want_grad=False
-                )
-                if not math.isfinite(loss):
-                    raise NumericalTrouble(f"held-out loss became non-finite at step {step} (lr={lr})")
-                p_norm, qk_norm = norms(flat, config)
-                for key, value in (
-                    ("steps", step),
-                    ("loss", loss),
-                    ("copy", per_position[copy_positions].mean()),
-                    ("p", p_norm),
-                    ("qk", qk_norm),
-                ):
-                    log[key].append(value)
-                if progress is not None:
-                    progress(step / steps, f"step {step}/{steps}")
-            if step == steps:
-                break
-            batch_tokens = repeat_corpus(rng, batch, half, config.vocab)
-            _, grad, _ = forward_backward(flat, batch_tokens, config, positions=train_positions)
-            opt.step(flat, grad)
-    return TransformerRun(
-        steps=np.array(log["steps"]),
-        loss=np.array(log["loss"]),
-        copy_loss=np.array(log["copy"]),
-        slope_norm=np.array(log["p"]),
-        wqk_norm=np.array(log["qk"]),
-        config=config,
-        settings={
-            "half": half,
-            "lr": lr,
-            "batch": batch,
-            "steps": steps,
-            "seed": seed,
-            "eval_size": eval_size,
-            "optimizer": optimizer,
-            "positions": positions,
-        },
-        wall_time=time.perf_counter() - start,
-    )
+        return train(
+            flat,
+            gradient,
+            groups=[ParamGroup(name, slice(a, b), lr) for name, (a, b) in layout.offsets.items()],
+            optimizer=optimizer_named(optimizer),
+            steps=steps,
+            data=lambda rng, step: repeat_corpus(rng, batch, half, config.vocab),
+            log=LogSchedule(every=log_every),
+            observers={"held_out": held_out_losses, "norms": norm_columns},
+            states={n: (slice(*layout.offsets[n]), layout.shapes[n]) for n in layout.names(".slopes")},
+            progress=progress,
+            seed=data_seq,
+            meta={"config": asdict(config), "settings": settings, "seed": seed},
+        )

@@ -215,8 +215,8 @@ def test_wq_and_wk_stay_bit_identical_from_equal_values(optimizer):
         log_every=20,
         eval_size=100,
     )
-    assert np.array_equal(run.params["wq"], run.params["wk"])
-    assert run.params["wq"][-1] != run.params["wq"][0]
+    assert np.array_equal(run["wq"], run["wk"])
+    assert run["wq"][-1] != run["wq"][0]
 
 
 def test_stage2_refuses_init_c2_and_bad_batches():
@@ -237,15 +237,15 @@ def test_sgd_tracks_the_pg_gradient_flow():
     solution, _ = stage2_run(L, 1.0, 0.49, 0.01, flow="balanced", horizon=40.0, n_save=80)
     for name, col in (("p", 0), ("g", 1)):
         ode = np.interp(run.t[1:], solution.t, solution.y[:, col])
-        np.testing.assert_allclose(run.params[name][1:], ode, rtol=0.03)
-    assert run.losses["L_G4_se"].max() == 0 and run.losses["L_IH2_se"].min() > 0
+        np.testing.assert_allclose(run[name][1:], ode, rtol=0.03)
+    assert run["L_G4_se"].max() == 0 and run["L_IH2_se"].min() > 0
 
 
 def test_stage1_run_moves_ptilde_up_and_records_the_previous_token_weight():
     run = train_stage1(12, 0.1, lr=0.5, batch=200, iterations=300, log_every=100, eval_size=200)
-    assert run.params["p_tilde"][0] == 0.1 and run.params["p_tilde"][-1] > 0.1
-    assert 0 < run.extra["previous_token_weight"] < 1
-    assert np.all(np.diff(run.losses["L_G4"]) < 0)
+    assert run["p_tilde"][0] == 0.1 and run["p_tilde"][-1] > 0.1
+    assert 0 < run.meta["previous_token_weight"] < 1
+    assert np.all(np.diff(run["L_G4"]) < 0)
 
 
 @pytest.mark.slow
@@ -265,8 +265,8 @@ def test_sgd_h_and_w_follow_the_large_L_softmax_flow():
         return [-(h * (1 - 2 * v * v) ** -0.5 - hs * (1 - 2 * v * vs) ** -0.5) / (L - 2), -w * dLdP]
 
     ode = solve_ivp(softmax_ll, (0, run.t[-1]), [0.01, 0.01], t_eval=run.t, rtol=1e-10, atol=1e-13).y
-    np.testing.assert_allclose(run.params["h"][2:], ode[0, 2:], rtol=0.01)
-    rate_sgd = np.log(run.params["w"][-1] / run.params["w"][1]) / (run.t[-1] - run.t[1])
+    np.testing.assert_allclose(run["h"][2:], ode[0, 2:], rtol=0.01)
+    rate_sgd = np.log(run["w"][-1] / run["w"][1]) / (run.t[-1] - run.t[1])
     rate_ode = np.log(ode[1, -1] / ode[1, 1]) / (run.t[-1] - run.t[1])
     assert rate_sgd == pytest.approx(rate_ode, rel=0.2)  # O(1/L) corrections to the large-L form
 
@@ -339,4 +339,4 @@ def test_highdim_summed_loss_at_the_printed_rate_is_unstable_and_reported():
     with pytest.raises(NumericalTrouble, match="non-finite"):
         train_highdim(100, L=8, batch=20, iterations=60, log_every=20, eval_size=20)
     run = train_highdim(100, L=8, batch=20, iterations=60, log_every=20, eval_size=20, loss_reduction="mean")
-    assert np.all(np.isfinite(run.losses["total"]))
+    assert np.all(np.isfinite(run["total"]))

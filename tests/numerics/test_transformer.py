@@ -77,7 +77,9 @@ def test_repeat_corpus_and_norms():
 def test_training_is_reproducible_and_bad_settings_are_refused():
     config = TransformerConfig(vocab=5, d_model=8, ffn=8, context=7)
     runs = [train_repeat_task(config, lr=0.5, steps=20, log_every=10, eval_size=8, batch=4) for _ in range(2)]
-    assert np.array_equal(runs[0].loss, runs[1].loss) and np.array_equal(runs[0].wqk_norm, runs[1].wqk_norm)
+    for name in ("loss", "copy_loss", "wqk_norm", "slope_norm", "0.slopes"):
+        assert np.array_equal(runs[0][name], runs[1][name])
+    assert runs[0]["0.slopes"].shape == (3, config.n_heads)
     with single_threaded_blas():
         pass
     with pytest.raises(InvalidArgument, match="half"):

@@ -28,15 +28,15 @@ standard error.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from derivations.errors import InvalidArgument, NumericalTrouble
-from numerics.models.induction_head.sgd import TrainingRun
-from numerics.optim import ADAM_DEFAULTS, make_optimizer
+from derivations.errors import InvalidArgument
+from numerics.optim import ADAM_DEFAULTS, optimizer_named
+from numerics.train import LogSchedule, ParamGroup, train
+from numerics.trajectory import Trajectory
 
 TARGETS = ("linear", "squared")
 DP_SHAPES = ("matrix", "vector")
@@ -222,12 +222,14 @@ def train_highdim(
     eval_size: int | None = None,
     adam: tuple[float, float, float] = ADAM_DEFAULTS,
     progress: Callable[[float, str], None] | None = None,
-) -> TrainingRun:
+) -> Trajectory:
     """Online SGD (default lr 0.1) or Adam (default lr 5×10⁻⁴) of the Fig. 4 model, logged every k steps.
 
-    ``params``: p, g, h, wq_norm, wk_norm (Frobenius), qk_norm = ‖W_Q^⊤W_K‖_F (matrix) or
-    |W_Q·W_K| (vector), qk_trace = tr(W_Q^⊤W_K) (equals c of W* = c·I_D/D at the target).
-    ``losses``: L_G4 (exact), L_IH2 with L_IH2_se, total.
+    Runs through :func:`numerics.train.train` (groups p, g, h, wq, wk, all at ``lr``; t = lr ×
+    iteration). States: p, g, h. Observables: wq_norm, wk_norm (Frobenius), qk_norm =
+    ‖W_Q^⊤W_K‖_F (matrix) or |W_Q·W_K| (vector), qk_trace = tr(W_Q^⊤W_K) (equals c of
+    W* = c·I_D/D at the target); L_G4 (exact, SE 0), L_IH2 with L_IH2_se, total with total_se.
+    The final W_Q, W_K are in ``meta["theta"]`` (:meth:`HighDimConfig.unpack`).
     Evaluation set: ``eval_size`` sequences (default 2000), drawn once from the seed.
     """
     config = HighDimConfig(
@@ -249,51 +251,43 @@ def train_highdim(
     eval_size = eval_size or 2000
     init_seq, train_seq, eval_seq = np.random.SeedSequence(seed).spawn(3)
     theta = initial_theta(config, np.random.default_rng(init_seq))
-    rng = np.random.default_rng(train_seq)
     X_eval = draw(np.random.default_rng(eval_seq), eval_size, config)
     targets_eval = ih_targets(X_eval, config)
-    opt = make_optimizer(optimizer, lr, theta.size, adam)
-    log_at = sorted(set(range(0, iterations + 1, log_every)) | {iterations})
-    rows, logged = [], []
-    start = time.perf_counter()
-    for it in range(iterations + 1):
-        if it == log_at[len(rows)]:
-            if not np.all(np.isfinite(theta)):
-                raise NumericalTrouble(
-                    f"parameters became non-finite at iteration {it} (lr={lr}, {optimizer})"
-                )
-            _, ih = losses(theta, X_eval, config, targets_eval)
-            rows.append(_observables(theta, config))
-            logged.append((g4_loss_exact(theta, config), ih.mean(), ih.std(ddof=1) / math.sqrt(ih.size)))
-            if not all(map(math.isfinite, logged[-1])):
-                raise NumericalTrouble(
-                    f"population losses became non-finite at iteration {it} (lr={lr}, "
-                    f"{optimizer}, loss_reduction={loss_reduction}): {logged[-1]}"
-                )
-            if progress is not None:
-                progress(it / iterations, f"iteration {it}/{iterations}")
-        if it == iterations:
-            break
-        _, grad = batch_gradient(theta, draw(rng, batch, config), config)
-        opt.step(theta, grad)
-    wall = time.perf_counter() - start
-    g4, ih, ih_se = (np.array(col) for col in zip(*logged, strict=True))
-    iters = np.array(log_at)
-    params = {key: np.array([row[key] for row in rows]) for key in rows[0]}
-    return TrainingRun.from_log(lr, iters, params, (g4, ih, ih_se), config, opt, seed, wall, eval_size)
+
+    def population_losses(theta):
+        _, ih = losses(theta, X_eval, config, targets_eval)
+        g4, ih_mean, ih_se = g4_loss_exact(theta, config), ih.mean(), ih.std(ddof=1) / math.sqrt(ih.size)
+        return {"L_G4": g4, "L_G4_se": 0.0, "L_IH2": ih_mean, "L_IH2_se": ih_se, "total": g4 + ih_mean,
+                "total_se": ih_se}
+
+    n = config.block()
+    blocks = {"p": 0, "g": 1, "h": 2, "wq": slice(3, 3 + n), "wk": slice(3 + n, 3 + 2 * n)}
+    opt = optimizer_named(optimizer, adam)
+    return train(
+        theta,
+        lambda theta, X: batch_gradient(theta, X, config),
+        groups=[ParamGroup(name, index, lr) for name, index in blocks.items()],
+        optimizer=opt,
+        steps=iterations,
+        data=lambda rng, step: draw(rng, batch, config),
+        log=LogSchedule(every=log_every),
+        observers={"norms": lambda theta: _observables(theta, config), "losses": population_losses},
+        states={"p": 0, "g": 1, "h": 2},
+        progress=progress,
+        seed=train_seq,
+        meta={"config": asdict(config), "optimizer": {**opt.info(), "lr": lr}, "lr": lr, "batch": batch,
+              "seed": seed, "eval_size": int(eval_size)},
+    )
 
 
 def _observables(theta, config: HighDimConfig) -> dict:
-    p, g, h, WQ, WK = config.unpack(theta)
+    _, _, _, WQ, WK = config.unpack(theta)
     if config.dp_shape == "matrix":
         M = WQ.T @ WK
         qk, trace = np.linalg.norm(M), np.trace(M)
     else:
         qk, trace = abs(WQ @ WK), WQ @ WK
     return {
-        "p": p,
-        "g": g,
-        "h": h,
         "wq_norm": np.linalg.norm(WQ),
         "wk_norm": np.linalg.norm(WK),
         "qk_norm": qk,

@@ -9,9 +9,10 @@ API (other modules call exactly this)::
                           init="eq4", first_layer=None)      # None: ideal y_s = x_{s-1}; float: frozen p̃
     run = train_stage2(config, optimizer="sgd", lr=0.1, batch=1000, iterations=100_000, seed=0,
                        log_every=100, eval_size=None, adam=(0.9, 0.999, 1e-8), progress=None)
-    run.t                      # times η × iteration, shape (n_log,)
-    run.params["w"]            # also "p", "g", "h", "wq", "wk"; Stage I: "p_tilde"
-    run.losses["L_IH2"], run.losses["L_IH2_se"]   # also "L_G4" (exact, se 0) and "total"
+    run.t                      # a numerics.trajectory.Trajectory: times η × iteration, shape (n_log,)
+    run["w"]                   # states "p", "g", "h", "wq", "wk" (Stage I: "p_tilde"); observable "w"
+    run["L_IH2"], run["L_IH2_se"]   # observables; also "L_G4" (exact, se 0) and "total"
+    run.steps, run.meta["eval_size"], run.meta["seed"]
     run1 = train_stage1(L=40, sigma=0.01, init="c2", lr=0.1, batch=1000, iterations=100_000, seed=0)
     loss, grad = batch_gradient(theta, X, config)   # θ = (p̃, p, g, h, w_Q, w_K), X of shape (B, L+1)
 
@@ -31,6 +32,7 @@ gradient is analytic (spec §10) and fused into one ``prange`` kernel; sequences
 fixed chunks of ``CHUNK`` whose partial sums are added in chunk order, so a gradient is
 bit-identical whatever the number of numba threads. Tokens are drawn by one NumPy generator
 per run, seeded from ``SeedSequence(seed)``; the fixed evaluation set from a spawned child.
+The loop itself is :func:`numerics.train.train` (one group per trained parameter, all at ``lr``).
 
 Logged losses are population estimates (spec §8), never minibatch losses: L_G4 is exact (the
 derived Eq. (7), compiled from ``derivations.induction_head.four_gram.L_G4_derived``, for the
@@ -45,19 +47,20 @@ the training time (measured; see the module tests). Times are t = η × iteratio
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 import numpy as np
 from numba import prange
 
-from derivations.errors import InvalidArgument, NumericalTrouble
+from derivations.errors import InvalidArgument
 from numerics._jit import jit, parallel_jit
 from numerics.models.induction_head.integrands import attend_previous
 from numerics.models.induction_head.tokens import TOKEN_LAWS, draw_tokens
-from numerics.optim import ADAM_DEFAULTS, make_optimizer
+from numerics.optim import ADAM_DEFAULTS, optimizer_named
 from numerics.stable import softmax_weights
+from numerics.train import LogSchedule, ParamGroup, train
+from numerics.trajectory import Trajectory
 
 #: order of the six parameters in θ
 PARAMS = ("p_tilde", "p", "g", "h", "wq", "wk")
@@ -69,6 +72,9 @@ INITS = ("eq4", "c2")
 CHUNK = 32
 # partial-sum slots of the kernel: losses of the two heads, then d/d(p̃, p, g, h, P)
 _N_SLOTS = 7
+#: the trainers return the one trajectory type; this name is kept because the package's
+#: ``__init__`` re-exports it (not a file of this change: drop the export there, then this line)
+TrainingRun = Trajectory
 
 
 @dataclass(frozen=True)
@@ -134,62 +140,6 @@ class Stage2Config:
             self.ih_model_range
         ]
         return s1, v2, n2
-
-
-@dataclass
-class TrainingRun:
-    """A logged training run: times, parameters and population losses (with standard errors)."""
-
-    t: np.ndarray
-    iterations: np.ndarray
-    params: dict[str, np.ndarray]
-    losses: dict[str, np.ndarray]
-    config: object
-    optimizer: dict
-    seed: int
-    wall_time: float
-    eval_size: int
-    extra: dict = field(default_factory=dict)
-
-    @classmethod
-    def from_log(
-        cls, lr, iterations, params, losses, config, optimizer, seed, wall_time, eval_size
-    ) -> TrainingRun:
-        """Build a run from logged (L_G4 exact, L_IH2 Monte-Carlo, its SE) columns; t = lr × iteration."""
-        g4, ih, ih_se = losses
-        named = {
-            "L_G4": g4,
-            "L_G4_se": np.zeros_like(g4),
-            "L_IH2": ih,
-            "L_IH2_se": ih_se,
-            "total": g4 + ih,
-            "total_se": ih_se,
-        }
-        return cls(
-            t=lr * iterations,
-            iterations=iterations,
-            params=params,
-            losses=named,
-            config=config,
-            optimizer=optimizer.info(),
-            seed=seed,
-            wall_time=wall_time,
-            eval_size=int(eval_size),
-        )
-
-    def summary(self) -> dict:
-        """Plain-data record for evidence (configuration, optimiser, seed, sizes, wall time)."""
-        config = asdict(self.config) if hasattr(self.config, "__dataclass_fields__") else dict(self.config)
-        return {
-            "config": config,
-            "optimizer": self.optimizer,
-            "seed": self.seed,
-            "eval_size": self.eval_size,
-            "n_log": int(self.t.size),
-            "iterations": int(self.iterations[-1]),
-            "wall_time_s": self.wall_time,
-            **self.extra,
-        }
 
 
 # ----------------------------------------------------------------------------------------------
@@ -492,6 +442,11 @@ class _Evaluator:
         se = float(values.std(ddof=1) / math.sqrt(values.size))
         return g4_loss_exact(theta, c), ih, se
 
+    def observables(self, theta) -> dict[str, float]:
+        """The logged columns: L_G4 (exact, SE 0), L_IH2 with its SE, and their sum."""
+        g4, ih, se = self(theta)
+        return {"L_G4": g4, "L_G4_se": 0.0, "L_IH2": ih, "L_IH2_se": se, "total": g4 + ih, "total_se": se}
+
 
 def _default_eval_size(iterations: int, batch: int) -> int:
     return 10_000 if iterations * batch <= 10**7 else 30_000
@@ -510,61 +465,37 @@ def _check_run(lr, batch, iterations, log_every, eval_size):
         raise InvalidArgument(f"lr={lr} must be a finite positive number")
 
 
-def _train(
-    config,
-    theta,
-    mask,
-    *,
-    optimizer,
-    lr,
-    batch,
-    iterations,
-    seed,
-    log_every,
-    eval_size,
-    adam,
-    progress,
-    want_pt,
-    record,
-):
+def _train(config, theta, trained, *, optimizer, lr, batch, iterations, seed, log_every, eval_size, adam, progress,
+           want_pt) -> Trajectory:
+    """Online training of the coordinates ``trained`` of θ through :func:`numerics.train.train`.
+
+    Training batches come from ``SeedSequence(seed)``'s first child, the fixed evaluation set from
+    its second; every parameter is one group of rate ``lr`` (so t = lr × iteration).
+    """
     _check_run(lr, batch, iterations, log_every, eval_size)
     eval_size = eval_size or _default_eval_size(iterations, batch)
     train_seq, eval_seq = np.random.SeedSequence(seed).spawn(2)
-    rng = np.random.default_rng(train_seq)
     evaluate = _Evaluator(config, np.random.default_rng(eval_seq), int(eval_size))
-    opt = make_optimizer(optimizer, lr * mask, theta.size, adam)
     L = int(config.L)
-    log_at = sorted(set(range(0, iterations + 1, log_every)) | {iterations})
-    rows, losses = [], []
-    start = time.perf_counter()
-    next_log = 0
-    for it in range(iterations + 1):
-        if it == log_at[next_log]:
-            if not np.all(np.isfinite(theta)):
-                raise NumericalTrouble(
-                    f"parameters became non-finite at iteration {it}: {dict(zip(PARAMS, theta, strict=True))}"
-                    f" (lr={lr}, optimizer={optimizer}); lower lr"
-                )
-            rows.append(theta.copy())
-            losses.append(evaluate(theta))
-            if not all(map(math.isfinite, losses[-1])):
-                raise NumericalTrouble(
-                    f"population losses became non-finite at iteration {it}: {losses[-1]} "
-                    f"(θ = {dict(zip(PARAMS, theta.tolist(), strict=True))}, lr={lr}, optimizer={optimizer})"
-                )
-            next_log += 1
-            if progress is not None:
-                progress(it / iterations, f"iteration {it}/{iterations}")
-        if it == iterations:
-            break
-        X = draw_tokens(rng, batch, L, config.tokens)
-        _, grad, _, _ = _gradient(theta, X, config, want_pt)
-        opt.step(theta, grad)
-    wall = time.perf_counter() - start
-    rows = np.array(rows)
-    g4, ih, ih_se = (np.array(col) for col in zip(*losses, strict=True))
-    iters = np.array(log_at[: len(rows)])
-    return TrainingRun.from_log(lr, iters, record(rows), (g4, ih, ih_se), config, opt, seed, wall, eval_size)
+
+    def draw(rng, step):
+        return draw_tokens(rng, batch, L, config.tokens)
+
+    def gradient(theta, X):
+        loss, grad, _, _ = _gradient(theta, X, config, want_pt)
+        return loss, grad
+
+    observers = {"losses": evaluate.observables}
+    if "wq" in trained:
+        observers["w"] = lambda theta: math.sqrt(abs(theta[4] * theta[5]))
+    opt = optimizer_named(optimizer, adam)
+    return train(
+        theta, gradient, groups=[ParamGroup(name, PARAMS.index(name), lr) for name in trained],
+        optimizer=opt, steps=iterations, data=draw, log=LogSchedule(every=log_every), observers=observers,
+        progress=progress, seed=train_seq,
+        meta={"config": asdict(config), "flags": config.flags(), "optimizer": {**opt.info(), "lr": lr},
+              "lr": lr, "batch": batch, "seed": seed, "eval_size": int(eval_size)},
+    )
 
 
 def initial_theta(config: Stage2Config) -> np.ndarray:
@@ -588,42 +519,21 @@ def train_stage2(
     eval_size: int | None = None,
     adam: tuple[float, float, float] = ADAM_DEFAULTS,
     progress: Callable[[float, str], None] | None = None,
-) -> TrainingRun:
+) -> Trajectory:
     """Stage II ([W] App. B.1): train (p, g, h, w_Q, w_K) with p̃ frozen, online batches of size ``batch``.
 
-    ``params`` holds p, g, h, wq, wk and w = √|w_Q w_K|; ``losses`` the population L_G4 (exact),
-    L_IH2 (fixed evaluation set, with "L_IH2_se") and their sum, at t = lr × iteration.
+    States p, g, h, wq, wk; observables w = √|w_Q w_K|, the population L_G4 (exact, with
+    "L_G4_se" = 0), L_IH2 (fixed evaluation set, with "L_IH2_se") and their sum "total" (with
+    "total_se"), at t = lr × iteration (``steps``: the iterations).
     """
     if config.init == "c2":
         raise InvalidArgument(
             "init='c2' sets w_Q(0) = w_K(0) = 0, a fixed point of Stage II (∂L/∂w_Q = w_K ∂L/∂P "
             "= 0 and ∂L/∂w_K = w_Q ∂L/∂P = 0), so w would never move; use init='eq4'"
         )
-    theta = initial_theta(config)
-    mask = np.array([0.0, 1, 1, 1, 1, 1])
-
-    def record(rows):
-        out = {name: rows[:, i] for i, name in enumerate(PARAMS)}
-        out["w"] = np.sqrt(np.abs(rows[:, 4] * rows[:, 5]))
-        del out["p_tilde"]
-        return out
-
-    return _train(
-        config,
-        theta,
-        mask,
-        optimizer=optimizer,
-        lr=lr,
-        batch=batch,
-        iterations=iterations,
-        seed=seed,
-        log_every=log_every,
-        eval_size=eval_size,
-        adam=adam,
-        progress=progress,
-        want_pt=False,
-        record=record,
-    )
+    return _train(config, initial_theta(config), ("p", "g", "h", "wq", "wk"), optimizer=optimizer, lr=lr,
+                  batch=batch, iterations=iterations, seed=seed, log_every=log_every, eval_size=eval_size,
+                  adam=adam, progress=progress, want_pt=False)
 
 
 def train_stage1(
@@ -646,12 +556,13 @@ def train_stage1(
     eval_size: int | None = None,
     optimizer: str = "sgd",
     adam: tuple[float, float, float] = ADAM_DEFAULTS,
-) -> TrainingRun:
+) -> Trajectory:
     """Stage I ([W] App. C.2, B.1): train only p̃ from p̃(0) = σ; the other five stay at θ(0) (``init``).
 
     With ``init = c2`` (p = w_Q = w_K = 0) head 2 does not depend on p̃ and the flow is that of
     the C.2 analysis; with ``eq4`` head 2's keys y_s (``ih_keys`` y) depend on p̃ as well.
-    ``params["p_tilde"]``; ``extra["previous_token_weight"]`` = A_{L−1,L−2}(p̃) at the end.
+    State "p_tilde", observables as in :func:`train_stage2`;
+    ``meta["previous_token_weight"]`` = A_{L−1,L−2}(p̃) at the end.
     """
     config = Stage2Config(
         L=L,
@@ -665,23 +576,7 @@ def train_stage1(
         init=init,
         first_layer=sigma,
     )
-    theta = initial_theta(config)
-    mask = np.array([1.0, 0, 0, 0, 0, 0])
-    run = _train(
-        config,
-        theta,
-        mask,
-        optimizer=optimizer,
-        lr=lr,
-        batch=batch,
-        iterations=iterations,
-        seed=seed,
-        log_every=log_every,
-        eval_size=eval_size,
-        adam=adam,
-        progress=progress,
-        want_pt=True,
-        record=lambda rows: {"p_tilde": rows[:, 0]},
-    )
-    run.extra["previous_token_weight"] = previous_token_weight(float(run.params["p_tilde"][-1]), int(L))
-    return run
+    run = _train(config, initial_theta(config), ("p_tilde",), optimizer=optimizer, lr=lr, batch=batch,
+                 iterations=iterations, seed=seed, log_every=log_every, eval_size=eval_size, adam=adam,
+                 progress=progress, want_pt=True)
+    return run.with_meta(previous_token_weight=previous_token_weight(float(run["p_tilde"][-1]), int(L)))
