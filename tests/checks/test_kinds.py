@@ -41,6 +41,21 @@ def test_a_violated_inequality_fails_with_its_worst_point():
     assert outcome.evidence["inequalities"]["t.item.false"]["min_margin"] < 0
 
 
+def test_an_inequality_failing_only_under_another_reading_is_reported_not_decisive():
+    """Sampling and certification alike: the canonical reading decides (regression: ih.cf.C_properties
+    was `fails` only because a step under the alternative γ reading had a certified counterexample)."""
+    from dataclasses import replace
+
+    other = replace(FALSE, id="t.item.false_other", reading={"range": "literal"})
+    outcome = verdict([EQUAL], [TRUE, other])
+    assert outcome.status in ("holds", "certified")
+    assert outcome.evidence["differs_under_other_readings"] == ["false_other"]
+    assert outcome.evidence["inequalities"]["t.item.false_other"]["reading"] == {"range": "literal"}
+    assert "1/1 inequalities hold" in outcome.summary
+    canonical = replace(FALSE, reading={"range": "canonical"})
+    assert verdict([EQUAL], [TRUE, canonical]).status == "fails"
+
+
 def test_monte_carlo_disagreeing_with_the_derivation_is_inconclusive_not_a_verdict():
     records = [{"agrees_with_derived": False, "agrees_with_printed": False, "z_printed": 9.0}]
     outcome = verdict([EQUAL], [], [MonteCarloCheck("mc", lambda ctx: records)])
@@ -95,7 +110,7 @@ def test_integer_symbols_are_certified_at_each_sampled_value():
 
 def test_a_pinned_parameter_is_a_point_of_the_box():
     item = Item("t.item", "label", "", "toy", [], [TRUE])
-    outcome = ItemCheck(lambda: item)(Context({"x": 0.5}, "quick", 0))
+    outcome = ItemCheck(lambda: item)(Context({"x": 0.5}, "quick", 0, pinned={"x": 0.5}))
     (record,) = outcome.evidence["certification"]
     assert record["status"] == "certified" and record["boxes"] == 1
 
@@ -117,7 +132,8 @@ def test_an_inequality_whose_region_the_pinned_parameters_miss_is_not_applicable
     below = RegionInequality("t.item.below", "Eq. (7)", x * y, y, Domain({x: Interval(0, 1), y: Interval(0, 2)},
                                                                      {}, (Constraint(x < y, "x < y"),)))
     item = Item("t.item", "label", "", "toy", [EQUAL], [TRUE, below])
-    outcome = ItemCheck(lambda: item)(Context({"x": 0.5, "y": 0.25}, "quick", 0))
+    outcome = ItemCheck(lambda: item)(Context({"x": 0.5, "y": 0.25}, "quick", 0,
+                                                 pinned={"x": 0.5, "y": 0.25}))
     assert outcome.status in ("holds", "certified")
     assert set(outcome.evidence["inequalities_not_applicable"]) == {"t.item.below"}
     assert "t.item.below" not in outcome.evidence["inequalities"]
