@@ -14,7 +14,6 @@ from numerics.models.induction_head.integrands import (
 )
 from numerics.models.induction_head.sgd import (
     Stage2Config,
-    TrainingRun,
     batch_gradient,
     train_stage1,
     train_stage2,
@@ -29,7 +28,7 @@ from numerics.models.induction_head.stage2 import (
 from numerics.models.induction_head.tokens import TOKEN_LAWS, draw_tokens, token_sampler
 
 __all__ = [
-    "STAGE2_EVENTS", "STAGE2_STATE", "TOKEN_LAWS", "Stage2Config", "TrainingRun", "batch_gradient",
+    "STAGE2_EVENTS", "STAGE2_STATE", "TOKEN_LAWS", "Stage2Config", "batch_gradient",
     "coincidence_samples", "draw_tokens", "g4_loss_samples", "ih_exp_loss_samples", "ih_softmax_loss_samples",
     "lemma7_samples", "stage2_flow", "stage2_losses", "stage2_run", "token_sampler", "train_stage1",
     "train_stage2",

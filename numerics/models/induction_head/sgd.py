@@ -72,9 +72,6 @@ INITS = ("eq4", "c2")
 CHUNK = 32
 # partial-sum slots of the kernel: losses of the two heads, then d/d(p̃, p, g, h, P)
 _N_SLOTS = 7
-#: the trainers return the one trajectory type; this name is kept because the package's
-#: ``__init__`` re-exports it (not a file of this change: drop the export there, then this line)
-TrainingRun = Trajectory
 
 
 @dataclass(frozen=True)
