@@ -30,6 +30,9 @@ def test_grid_runner_equals_single_integrate_calls():
         n = sol.t.size
         assert np.array_equal(res.h[i, :n], sol.y[:, 0])
         assert np.all(np.isnan(res.h[i, n:]))
+        run = res.trajectory(i)  # the same run as the toolkit's trajectory type
+        assert np.array_equal(run["h"], sol.y[:, 0]) and np.array_equal(run.t, res.tau[:n] * extra["S"])
+        assert run.event("T_III") == res.events["T_III"][i] and run.meta["L"] == point["L"]
 
 
 def test_scaled_head_block_reproduces_the_four_variable_flow():

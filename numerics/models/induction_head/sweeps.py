@@ -33,6 +33,7 @@ from derivations.errors import InvalidArgument
 from derivations.induction_head.symbols import FLOW_MODES
 from numerics.grid_memo import MemoisedGrid
 from numerics.models.induction_head import stage2 as st
+from numerics.trajectory import Trajectory
 
 MODE_KEYS = ("flow", "ih_model_range", "ih_loss", "tokens")
 DEFAULT_MODES = {"flow": "paper", "ih_model_range": "canonical", "ih_loss": "exp_simplified", "tokens": "gaussian"}
@@ -94,6 +95,18 @@ class GridResult:
         """One point entry (``L``, ``alpha``, ...) as an array."""
         rows = range(len(self.points)) if rows is None else rows
         return np.array([self.points[i][name] for i in rows])
+
+    def trajectory(self, i: int) -> Trajectory:
+        """Point ``i``'s run as the toolkit's trajectory type: states h, w, observable loss (L_IH2), the
+        hitting times with the states there, and the point, S, status and end time as metadata
+        (saved times after the end of the run are left out)."""
+        alive = np.isfinite(self.h[i])
+        events = {name: float(v[i]) for name, v in self.events.items()}
+        states = {name: {"h": float(self.event_h[name][i]), "w": float(self.event_w[name][i])} for name in events}
+        meta = {**self.points[i], "S": float(self.S[i]), "status": int(self.status[i]),
+                "end_t": float(self.end_t[i]), "n_steps": int(self.n_steps[i])}
+        return Trajectory(self.t(i)[alive], {"h": self.h[i, alive], "w": self.w[i, alive]},
+                          {"loss": self.loss[i, alive]}, events, states, meta)
 
 
 def normalise_point(point: dict[str, Any]) -> dict[str, Any]:
