@@ -231,8 +231,19 @@ def _first_violation(f: Callable[[mpmath.mpf], bool], hi: float) -> float | None
 
 def R_windows() -> dict[str, Any]:
     """The largest c with R(w*) < 1 + 0.04w*, resp. |R'(w*)| < 0.04, on (0, c), and R on the W* grid."""
-    R = sp.lambdify(S.wstar, ih_head.R_of_wstar(), modules=["mpmath"])
-    dR = sp.lambdify(S.wstar, sp.diff(ih_head.R_of_wstar(), S.wstar), modules=["mpmath"])
+    from derivations.flows import gradient
+
+    R_expr = ih_head.R_of_wstar()
+    (dR_expr,) = gradient(R_expr, [S.wstar])
+    # 30-digit mpmath (derivations.core.evaluator); every w* here is a double, passed exactly
+    R_of, dR_of = evaluator(R_expr, (S.wstar,)), evaluator(dR_expr, (S.wstar,))
+
+    def R(ws):
+        return R_of({S.wstar: float(ws)})
+
+    def dR(ws):
+        return dR_of({S.wstar: float(ws)})
+
     hi = S.INV_SQRT2 * (1 - 1e-9)
     with mpmath.workdps(30):
         c_bound = _first_violation(lambda ws: R(ws) < 1 + ws / 25, hi)
@@ -494,11 +505,13 @@ def _xi_sup(xi: dict[str, sp.Expr], L: int, p_from: float) -> dict[str, float]:
 
     For p >= p_from ~ 0.5 no term of ξ_i cancels catastrophically, so double precision suffices.
     """
+    from numerics.compile import array_function
+
     grid = np.unique(np.concatenate([np.geomspace(p_from, p_from + 60, 2000), [p_from]]))
     out = {}
     for name, expr in xi.items():
         if name.startswith("xi"):
-            f = sp.lambdify(S.u, expr.subs(S.L, L), modules=["numpy"])
+            f = array_function(expr.subs(S.L, L), (S.u,), name=f"ih_xi_{name}_L{int(L)}")
             with np.errstate(under="ignore"):
                 out[name] = float(np.max(np.abs(f(np.exp(-grid)))))
     return out

@@ -44,15 +44,26 @@ def _ih_loss(loss_mode: str, ih_range: str) -> sp.Expr:
     return derive_verify.softmax_largeL_stated("gaussian")
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=8)
+def _wh_forms(loss_mode: str, ih_range: str, flow: str):
+    """NumPy evaluators of (loss, flow, Jacobian) of the (w, h) block in (w, h, L, α*, w*)."""
+    from derivations.flows import balanced_manifold_flow, jacobian
+    from numerics.compile import array_function
+
+    loss = _ih_loss(loss_mode, ih_range)
+    rhs = balanced_manifold_flow(loss, S.w, [S.h], flow)  # the (w, h) flow of the mode, as the ODE runs it
+    args = (S.w, S.h, S.L, S.alpha, S.wstar)
+    name = f"ih_fixed_point_{loss_mode}_{ih_range}_{flow}"
+    return (array_function(loss, args, name=f"{name}_loss"), array_function(rhs, args, name=f"{name}_rhs"),
+            array_function(jacobian(rhs, [S.w, S.h]), args, name=f"{name}_jac"))
+
+
 def _wh_functions(loss_mode: str, ih_range: str, flow: str, L: int, alpha: float, wstar: float):
-    loss = _ih_loss(loss_mode, ih_range).subs({S.L: L, S.alpha: alpha, S.wstar: wstar})
-    factor = 1 if flow == "paper" else sp.Rational(1, 2)
-    rhs = sp.Matrix([-factor * sp.diff(loss, S.w), -sp.diff(loss, S.h)])
-    jac = rhs.jacobian([S.w, S.h])
-    args = (S.w, S.h)
-    return (sp.lambdify(args, loss, "numpy"), sp.lambdify(args, list(rhs), "numpy"),
-            sp.lambdify(args, jac.tolist(), "numpy"))
+    """(loss, flow, Jacobian) of the (w, h) block as functions of (w, h) at the given (L, α*, w*)."""
+    def at(f):
+        return lambda w, h: f(w, h, L, alpha, wstar)
+
+    return tuple(at(f) for f in _wh_forms(loss_mode, ih_range, flow))
 
 
 def _classify(eigs: np.ndarray, scale: float) -> str:

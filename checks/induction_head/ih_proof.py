@@ -156,10 +156,12 @@ def check_p1_3(ctx: Context) -> Outcome:
 @functools.cache
 def _eq12_forms() -> dict[str, Callable]:
     """NumPy evaluators of the printed and derived forms of Eq. (12)-(13) (built on first use)."""
-    return {name: R.lambdified(expr, "h", "w", "wstar", "alpha", "L", "t", "h0") for name, expr in {
+    forms = {
         "cap": P.eq12_h_cap(), "dh": P.eq12_dh_lower(), "dh_derived": P.eq12_dh_lower_derived(),
         "h": P.eq12_h_lower(), "h_derived": P.eq12_h_lower_derived(), "T_first": P.eq13_first(),
-        "T_second": P.eq13_second(), "T_derived": P.eq13_derived(), "dw": P.eq13_dw_upper()}.items()}
+        "T_second": P.eq13_second(), "T_derived": P.eq13_derived(), "dw": P.eq13_dw_upper()}
+    args = ("h", "w", "wstar", "alpha", "L", "t", "h0")
+    return {name: R.array_form(expr, *args, name=f"ih_proof_eq12_{name}") for name, expr in forms.items()}
 
 
 def _eq12(name: str, run: R.Run, h=None, w=None, t=None):

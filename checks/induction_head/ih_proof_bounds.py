@@ -31,7 +31,7 @@ BETA = 2.0  # "Take β = 2"
 @functools.cache
 def _forms() -> dict[str, Callable]:
     """NumPy evaluators of the printed right-hand sides of Eq. (15)-(17) (built on first use)."""
-    return {name: R.lambdified(expr, *_ARGS) for name, expr in {
+    return {name: R.array_form(expr, *_ARGS, name=f"ih_proof_bound_{name}") for name, expr in {
         "dw1": P.eq15_dw_line1(), "dw2": P.eq15_dw_line2(), "eq15": P.eq15_upper(),
         "D1": P.eq16_display(), "T16_1": P.eq16_line1(), "T16_2": P.eq16_line2(), "S": P.theta_scale(),
         "c1": P.eq17_line1(), "c2": P.eq17_line2(), "c3": P.eq17_general(), "eq17": P.eq17_lower(),

@@ -242,18 +242,17 @@ def run_record(run: Run, parts: dict[str, dict[str, Any]], **extra) -> dict[str,
                         events=run.events, **extra)
 
 
-def lambdified(expr: sp.Expr, *names: str) -> Callable:
-    """A NumPy evaluator of ``expr`` with arguments given by symbol name (any symbols of the ih package)."""
+def array_form(expr: sp.Expr, *names: str, name: str) -> Callable:
+    """A NumPy evaluator (``numerics.compile.array_function``) of ``expr``, arguments given by symbol name.
+
+    Any symbols of the ih package; a name that ``expr`` does not use is a dummy argument. A printed
+    bound may overflow to +inf (exp of a large rate·t): inf is its value, not an error.
+    """
+    from numerics.compile import array_function
+
     symbols = {s.name: s for s in expr.free_symbols}
     args = [symbols.get(n, sp.Symbol(n)) for n in names]
-    raw = sp.lambdify(args, expr, modules="numpy")
-
-    def evaluate(*values):
-        # a printed bound may overflow to +inf (exp of a large rate·t); inf is its value, not an error
-        with np.errstate(over="ignore"):
-            return raw(*values)
-
-    return evaluate
+    return array_function(expr, args, name=name, overflow=True)
 
 
 # ----------------------------------------------------------------------------- the driver

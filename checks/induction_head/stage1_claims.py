@@ -175,16 +175,15 @@ def check_stage1_rate(ctx: Context) -> Outcome:
 @functools.cache
 def _pair_field():
     """The compiled gradient flow of (h, w_Q, w_K) for the exp-simplified L_IH2 (canonical), P = w_Q w_K."""
-    from derivations.flows import induced_pair_flow
+    from derivations.flows import gradient_flow
     from derivations.induction_head import ih_head
     from numerics.compile import vector_field
 
     Lf = sp.Symbol("L", positive=True)
     P, wq, wk = sp.symbols("P w_Q w_K", real=True)
     loss = ih_head.L_IH2_derived("canonical").subs(S.L, Lf).subs(S.w, sp.sqrt(P))
-    dwq, dwk = induced_pair_flow(loss, P, wq, wk)
-    dh = -sp.diff(loss, S.h).subs(P, wq * wk)
-    field = vector_field([dh, dwq, dwk], [S.h, wq, wk], [Lf, S.alpha, S.wstar], name="ih_pair_flow_exp_canonical")
+    rhs = gradient_flow(loss.subs(P, wq * wk), [S.h, wq, wk])  # (dh, dw_Q, dw_K)/dt of L(h, P = w_Q w_K)
+    field = vector_field(rhs, [S.h, wq, wk], [Lf, S.alpha, S.wstar], name="ih_pair_flow_exp_canonical")
     return field, (loss, P, wq, wk)
 
 

@@ -407,13 +407,13 @@ def tail_rate(res, i, lo: float = 1e-9, hi: float = 1e-3) -> tuple[float, int]:
 
 def slow_rates(res, rows, reading: str) -> np.ndarray:
     """2 λ_slow per row from the derived Jacobian (canonical range), NaN for literal readings."""
-    import sympy as sp
+    from numerics.compile import array_function
 
     point = res.points[rows[0]]
     if point["ih_model_range"] != "canonical":
         return np.full(len(rows), math.nan)
     flow, loss = point["flow"], point["ih_loss"]
-    f = sp.lambdify((S.wstar, S.alpha), derived_slow_rate(flow, loss)[1], modules="numpy")
+    f = array_function(derived_slow_rate(flow, loss)[1], (S.wstar, S.alpha), name=f"ih_slow_rate_{flow}_{loss}")
     return np.array([2 * f(res.points[i]["wstar"], res.points[i]["alpha"]) / (res.points[i]["L"] - 2) for i in rows])
 
 
@@ -564,6 +564,8 @@ def check_hitting_times(ctx: Context) -> Outcome:
     """
     import sympy as sp
 
+    from numerics.compile import array_function
+
     ok_sym, sym = _formulas(derived_item("item_hitting_times"), ctx)
     res, rows_by = sweep(ctx)
     readings_ev, band_ok = {}, True
@@ -573,8 +575,8 @@ def check_hitting_times(ctx: Context) -> Outcome:
             continue
         flow, loss = p0["flow"], p0["ih_loss"]
         lam_expr, t1_expr = derived_rates(flow, loss)
-        lam_f = sp.lambdify((S.L, S.alpha, S.wstar), lam_expr, "numpy")
-        t1_f = sp.lambdify((S.L, S.alpha, S.wstar, S.sigma), t1_expr, "numpy")
+        lam_f = array_function(lam_expr, (S.L, S.alpha, S.wstar), name=f"ih_plateau_rate_{flow}_{loss}")
+        t1_f = array_function(t1_expr, (S.L, S.alpha, S.wstar, S.sigma), name=f"ih_T_1h_{flow}_{loss}")
         L_, a_, w_, s_ = (res.column(k, rows).astype(float) for k in ("L", "alpha", "wstar", "sigma"))
         lam = lam_f(L_, a_, w_)
         T_o = res.events["T_o"][rows]
@@ -614,6 +616,8 @@ def check_plateau_level(ctx: Context) -> Outcome:
     """
     import sympy as sp
 
+    from numerics.compile import array_function
+
     symbolic = {}
     for loss in ("exp_simplified", "softmax_largeL"):
         for law in (("gaussian",) if ctx.quick else ("gaussian", "boolean")):
@@ -625,7 +629,8 @@ def check_plateau_level(ctx: Context) -> Outcome:
         p0 = res.points[rows[0]]
         if p0["ih_model_range"] != "canonical":
             continue
-        level = sp.lambdify((S.L, S.alpha, S.wstar), derived_plateau(p0["ih_loss"])["level"], "numpy")
+        level = array_function(derived_plateau(p0["ih_loss"])["level"], (S.L, S.alpha, S.wstar),
+                               name=f"ih_plateau_level_{p0['ih_loss']}")
         ratios = []
         for i in rows:
             p = res.points[i]

@@ -50,13 +50,14 @@ def _symbols():
 @functools.cache
 def _losses(head1_range: str):
     """L_G4 and its flow with L a float parameter: (loss, dp/dt, dg/dt)."""
+    from derivations.flows import gradient_flow
     from derivations.induction_head import four_gram
 
-    sp, S, Lf = _symbols()
+    _, S, Lf = _symbols()
     if head1_range not in HEAD1_READINGS:
         raise InvalidArgument(f"head1_range={head1_range!r} is not one of {', '.join(HEAD1_READINGS)}")
     loss = _fixed_dummies(four_gram.L_G4_derived(head1_range).subs(S.L, Lf))
-    return loss, -sp.diff(loss, S.p), -sp.diff(loss, S.g)
+    return (loss, *gradient_flow(loss, [S.p, S.g]))
 
 
 def _fixed_dummies(expr):
@@ -94,13 +95,15 @@ def four_gram_flow(head1_range: str = "canonical"):
 @stored_build
 def four_gram_kernels(head1_range: str = "canonical") -> dict:
     """Grid kernels of (p, g, L, α*): ``loss``, ``dp``, ``dg`` and the Jacobian ``jac_pp``, ``jac_pg``, ``jac_gp``, ``jac_gg``."""
+    from derivations.flows import jacobian
     from numerics.compile import grid_kernel
 
-    sp, S, Lf = _symbols()
+    _, S, Lf = _symbols()
     loss, dp, dg = _losses(head1_range)
     args = [S.p, S.g, Lf, S.alpha]
-    exprs = {"loss": loss, "dp": dp, "dg": dg, "jac_pp": sp.diff(dp, S.p), "jac_pg": sp.diff(dp, S.g),
-             "jac_gp": sp.diff(dg, S.p), "jac_gg": sp.diff(dg, S.g)}
+    (jac_pp, jac_pg), (jac_gp, jac_gg) = jacobian([dp, dg], [S.p, S.g]).tolist()
+    exprs = {"loss": loss, "dp": dp, "dg": dg,
+             "jac_pp": jac_pp, "jac_pg": jac_pg, "jac_gp": jac_gp, "jac_gg": jac_gg}
     return {key: grid_kernel(expr, args, name=f"ih_four_gram_{key}_{head1_range}") for key, expr in exprs.items()}
 
 
@@ -295,22 +298,23 @@ def stage1_loss_expr(head1_range: str = "canonical"):
 @stored_build
 def stage1_flow(head1_range: str = "canonical"):
     """The compiled Stage-I field dp̃/dt = -dL^I/dp̃; parameters (L, α*, σ, p(0))."""
+    from derivations.flows import gradient_flow
     from numerics.compile import vector_field
 
-    sp, S, _ = _symbols()
     loss, args = stage1_loss_expr(head1_range)
-    return vector_field([-sp.diff(loss, S.ptilde)], [args[0]], args[1:], name=f"ih_stage1_{head1_range}")
+    return vector_field(gradient_flow(loss, [args[0]]), [args[0]], args[1:], name=f"ih_stage1_{head1_range}")
 
 
 @stored_build
 def stage1_kernels(head1_range: str = "canonical") -> dict:
     """Grid kernels of (p̃, L, α*, σ, p(0)): ``loss`` L^I and ``velocity`` -dL^I/dp̃."""
+    from derivations.flows import gradient_flow
     from numerics.compile import grid_kernel
 
-    sp, S, _ = _symbols()
     loss, args = stage1_loss_expr(head1_range)
+    (velocity,) = gradient_flow(loss, [args[0]])
     return {"loss": grid_kernel(loss, args, name=f"ih_stage1_loss_{head1_range}"),
-            "velocity": grid_kernel(-sp.diff(loss, S.ptilde), args, name=f"ih_stage1_velocity_{head1_range}")}
+            "velocity": grid_kernel(velocity, args, name=f"ih_stage1_velocity_{head1_range}")}
 
 
 @dataclasses.dataclass

@@ -92,14 +92,13 @@ def _ih_block(flow: str, ih_model_range: str, ih_loss: str, tokens: str):
     """(loss, dh/dt, d ln w/dt) in the symbols (h, log_w, L float, α*, w*), then (dh/dt, dw/dt) in w, ln w, L."""
     import sympy as sp
 
-    from derivations.flows import reduced_velocity
+    from derivations.flows import balanced_manifold_flow
     from derivations.induction_head import symbols as S
 
     check_modes(flow, ih_model_range, ih_loss, tokens)
-    lw, Lf, P = sp.Symbol("log_w", real=True), sp.Symbol("L", positive=True), sp.Symbol("P", positive=True)
+    lw, Lf = sp.Symbol("log_w", real=True), sp.Symbol("L", positive=True)
     loss = ih_loss_expr(ih_model_range, ih_loss, tokens).subs(S.L, Lf)
-    dh = -sp.diff(loss, S.h)
-    dw = reduced_velocity(loss.subs(S.w, sp.sqrt(P)), P, S.w, flow)
+    dw, dh = balanced_manifold_flow(loss, S.w, [S.h], flow)
     on_log = {S.w: sp.exp(lw)}
     return loss.subs(on_log), dh.subs(on_log), (dw / S.w).subs(on_log), (dh, dw), lw, Lf
 
