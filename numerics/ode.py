@@ -22,8 +22,32 @@ armed" and never crosses, which is what an event defined relative to an unfired 
 ``event_times``/``event_states`` entries are NaN). Only the first crossing is recorded, and a
 double crossing inside one step (a touch) goes unseen, as in every step-wise event detection.
 
-Compilation. The kernels call the field's ``rhs``/``events`` as module globals, so each field gets
-its own generated module (:mod:`numerics._ode_kernels`), compiled once and then cached on disk
+Stiff methods. ``method="rodas4p"`` (Steinebach's RODAS4P, :data:`numerics.rosenbrock.RODAS4P`)
+and ``method="rodas4"`` (Hairer & Wanner's RODAS, *Solving ODEs II*, IV.7) are Rosenbrock
+methods: six linearly implicit stages
+:math:`(I/(h\gamma) - J)\,u_i = f(t + c_i h, y + \sum_{j<i} a_{ij} u_j) + \sum_{j<i} C_{ij} u_j/h
++ h d_i \partial_t f`, :math:`\gamma = 1/4`, one LU decomposition per step, :math:`y_1 = y +
+\sum_i m_i u_i`; order 4, L-stable and stiffly accurate. RODAS4P also keeps its order on stiff
+forced components (Prothero-Robinson), where RODAS4's local error falls only like :math:`h/\lambda`
+and tight tolerances cost it tens of times more steps. :math:`J = \partial f/\partial y` is the
+field's ``jac`` when it has one, else forward differences (``n`` extra evaluations, about half the
+digits of :math:`J`: the step stays stable but is of order 4 in the stiff limit only with an exact
+:math:`J`); :math:`\partial_t f` is exactly 0 when :math:`f(t+\tau, y) = f(t, y)` bit for bit (every
+autonomous field), else a second-order one-sided difference in :math:`t` (two evaluations). The
+local error estimate is the last stage :math:`u_6`, the difference from the embedded order-3
+solution, in the norm above; the next step is :math:`h \cdot \min(6, \max(0.2,\,
+0.9\,\lVert e\rVert^{-1/4}))`, lowered to Gustafsson's predictive value
+:math:`0.9\,(h/h_{\mathrm{prev}})(\lVert e_{\mathrm{prev}}\rVert/\lVert e\rVert^2)^{1/4}` when that is
+smaller (as ``rodas.f``). The dense output is the methods' continuous extension of order 3,
+:math:`y(t+\theta h) = (1-\theta) y + \theta\,(y_1 + (1-\theta)(\sum_i D_{1i} u_i + \theta
+\sum_i D_{2i} u_i))`; events and saved states are evaluated on it by the same code and rules as
+for Dormand-Prince. Being one order below the steps, it can be tens of times less accurate between
+step points than at them at tight tolerances: tighten ``rtol`` when interpolated values matter.
+``Solution.n_jac``/``n_lu`` count Jacobian evaluations and LU decompositions.
+
+Compilation. The kernels call the field's ``rhs``/``events`` (and ``jac``) as module globals, so each
+field gets its own generated module (:mod:`numerics._ode_kernels`; :mod:`numerics._stiff_kernels`
+for the Rosenbrock methods, which share one kernel), compiled once and then cached on disk
 when the field's functions can be imported by name; a field defined in ``__main__`` or inside a
 function is compiled anew in each process.
 """
@@ -38,7 +62,9 @@ import numpy as np
 from numba.core.dispatcher import Dispatcher
 
 from derivations.errors import InvalidArgument, NumericalTrouble
+from numerics import _stiff_kernels
 from numerics._ode_kernels import kernels
+from numerics.rosenbrock import RODAS4, RODAS4P
 from numerics.tableau import DOPRI5
 
 #: Status codes returned by the kernels (``BatchSolution.status``).
@@ -51,6 +77,9 @@ STATUS = {
 }
 
 _A, _, _E, _C, _P = DOPRI5.arrays()
+#: the integration methods of :func:`integrate` (module docstring)
+METHODS = ("dopri5", "rodas4p", "rodas4")
+_ROSENBROCK = {"rodas4p": RODAS4P, "rodas4": RODAS4}
 #: points per scheduling unit of :func:`integrate_batch`'s parallel loop (dynamic, for load balance)
 BATCH_CHUNK = 1
 _SENTINEL = -7.377e301  # a value no sane right-hand side writes: detects unwritten outputs
@@ -89,6 +118,10 @@ class VectorField:
         Stop integrating when this event fires; empty means all False.
     state_names : tuple of str
         Names of the state components, used in error messages; empty for ``y[i]``.
+    jac : numba Dispatcher or None
+        ``jac(t, y, params, out) -> None`` writes the Jacobian ``out[i, j] = ∂f_i/∂y_j`` into ``out``
+        (2-D float64, C-contiguous, (n_state, n_state)); used by the stiff methods
+        (``method="rodas4p"``, ``"rodas4"``), which otherwise differentiate ``rhs`` numerically.
     """
 
     rhs: Dispatcher
@@ -98,11 +131,12 @@ class VectorField:
     event_directions: tuple[int, ...] = ()
     terminal: tuple[bool, ...] = ()
     state_names: tuple[str, ...] = ()
+    jac: Dispatcher | None = None
 
     def __post_init__(self) -> None:
-        for name in ("rhs", "events"):
+        for name in ("rhs", "events", "jac"):
             value = getattr(self, name)
-            if not (isinstance(value, Dispatcher) or (name == "events" and value is None)):
+            if not (isinstance(value, Dispatcher) or (name != "rhs" and value is None)):
                 msg = f"field.{name}={_show(value)} is not a numba njit function; decorate it with _jit.jit"
                 raise InvalidArgument(msg)
         if not _is_int(self.n_state) or self.n_state < 1:
@@ -197,7 +231,9 @@ class Solution:
 
     ``t``/``y`` hold the requested save times that were reached and the states there (dense
     output); without ``save_at`` they hold the start and the end, ``[t0, t_final]``.
-    ``status`` is ``"success"`` or ``"terminated by event <name>"``.
+    ``status`` is ``"success"`` or ``"terminated by event <name>"``. The work done: ``n_steps``
+    accepted and ``n_rejected`` rejected steps, ``n_rhs`` evaluations of ``rhs``, and for the
+    stiff methods ``n_jac`` Jacobians and ``n_lu`` LU decompositions (0 for Dormand-Prince).
     """
 
     t: np.ndarray
@@ -210,6 +246,8 @@ class Solution:
     n_rejected: int
     n_rhs: int
     status: str
+    n_jac: int = 0
+    n_lu: int = 0
 
 
 @dataclass
@@ -232,6 +270,8 @@ class BatchSolution:
     n_rhs: np.ndarray
     t: np.ndarray | None = None  # save_at
     y: np.ndarray | None = None  # (n, len(save_at), n_state)
+    n_jac: np.ndarray | None = None  # Jacobians (stiff methods; zeros for dopri5)
+    n_lu: np.ndarray | None = None  # LU decompositions (idem)
 
     @property
     def ok(self) -> np.ndarray:
@@ -300,8 +340,20 @@ def _check_common(field, t_span, tol, save_at, first_step, max_steps):
     return t0, t1, float(tol.rtol), atol, save, h0, int(max_steps)
 
 
-def _check_contract(field: VectorField, t0: float, y0: np.ndarray, params: np.ndarray) -> None:
-    """Call ``rhs`` and ``events`` once to check they write exactly their outputs.
+def _check_method(method: object) -> str:
+    if not (isinstance(method, str) and method in METHODS):
+        msg = (
+            f"method={_show(method)} is not one of {', '.join(map(repr, METHODS))}; use 'dopri5' "
+            "(explicit, the default) or 'rodas4p' (Rosenbrock, for stiff problems)"
+        )
+        raise InvalidArgument(msg)
+    return method
+
+
+def _check_contract(
+    field: VectorField, t0: float, y0: np.ndarray, params: np.ndarray, method: str = "dopri5"
+) -> None:
+    """Call ``rhs``, ``events`` (and a stiff method's ``jac``) once to check they write exactly their outputs.
 
     numba compiles without bounds checks, so a field whose ``n_state`` or ``event_names`` disagree
     with its functions would otherwise read or write past an array silently.
@@ -325,6 +377,15 @@ def _check_contract(field: VectorField, t0: float, y0: np.ndarray, params: np.nd
                 "make event_names match the values it writes"
             )
             raise InvalidArgument(msg)
+    if method in _ROSENBROCK and field.jac is not None:
+        jac = np.full((n + 1, n), _SENTINEL)
+        field.jac(t0, y0, params, jac[:n])
+        if np.any(jac[:n] == _SENTINEL) or np.any(jac[n] != _SENTINEL):
+            msg = (
+                f"field.jac does not write exactly the n_state x n_state = {n}x{n} Jacobian "
+                f"(unwritten or out-of-range entries); make it write out[i, j] = d f_i / d y_j"
+            )
+            raise InvalidArgument(msg)
 
 
 def _describe_state(field: VectorField, y: np.ndarray) -> str:
@@ -332,7 +393,7 @@ def _describe_state(field: VectorField, y: np.ndarray) -> str:
     return ", ".join(f"{name}={v:.6g}" for name, v in zip(names, y, strict=True))
 
 
-def _trouble_message(field, status, t, h, y, max_steps) -> str:
+def _trouble_message(field, status, t, h, y, max_steps, method="dopri5") -> str:
     state = _describe_state(field, y)
     if status == 2:
         return (
@@ -340,18 +401,33 @@ def _trouble_message(field, status, t, h, y, max_steps) -> str:
             "raise max_steps, loosen tol, or shorten t_span"
         )
     if status == 3:
+        why = (
+            "the problem is too stiff for an explicit method (try method='rodas4p')" if method == "dopri5"
+            else "the field's jac is not its Jacobian"
+        )
         return (
             f"step size underflow at t={t:.12g} (h={h:.3g} < 10*eps*|t|; last accepted state {state}): "
-            "the solution blows up near this time or the problem is too stiff for an explicit method"
+            f"the solution blows up near this time or {why}"
         )
+    what = "rhs or state" if method == "dopri5" else "rhs, Jacobian or state"
     return (
-        f"non-finite rhs or state near t={t:.12g} (last finite state {state}): dy/dt is NaN or "
+        f"non-finite {what} near t={t:.12g} (last finite state {state}): dy/dt is NaN or "
         "overflows there even for tiny steps; check the vector field's domain"
     )
 
 
-def _method_args():
+def _method_args(method: str = "dopri5"):
+    if method in _ROSENBROCK:
+        tableau = _ROSENBROCK[method]
+        return (*tableau.arrays(), tableau.error_order)
     return _A, _E, _C, _P, DOPRI5.error_order
+
+
+def _solver(field: VectorField, method: str):
+    """Return the kernels of ``method`` for ``field`` (one Rosenbrock kernel serves every tableau)."""
+    if method in _ROSENBROCK:
+        return _stiff_kernels.kernels(field.rhs, field.events, field.jac)
+    return kernels(field.rhs, field.events)
 
 
 def _event_args(field: VectorField) -> tuple[np.ndarray, np.ndarray]:
@@ -361,7 +437,9 @@ def _event_args(field: VectorField) -> tuple[np.ndarray, np.ndarray]:
 # ---- entry points -----------------------------------------------------------------------------
 
 
-def integrate(field, y0, t_span, params, *, tol, save_at=None, first_step=None, max_steps=10**6) -> Solution:
+def integrate(
+    field, y0, t_span, params, *, tol, save_at=None, first_step=None, max_steps=10**6, method="dopri5"
+) -> Solution:
     """Integrate ``y' = field.rhs(t, y, params)`` from ``y(t_span[0]) = y0`` to ``t_span[1]``.
 
     Parameters
@@ -379,6 +457,10 @@ def integrate(field, y0, t_span, params, *, tol, save_at=None, first_step=None, 
         Initial step; by default chosen by the Hairer-Nørsett-Wanner heuristic.
     max_steps : int
         Limit on attempted (accepted + rejected) steps.
+    method : {"dopri5", "rodas4p", "rodas4"}
+        ``"dopri5"``: explicit Dormand-Prince 5(4). ``"rodas4p"``, ``"rodas4"``: L-stable
+        Rosenbrock methods of order 4 for stiff problems, with ``field.jac`` if given (module
+        docstring; prefer rodas4p).
 
     Returns
     -------
@@ -395,24 +477,26 @@ def integrate(field, y0, t_span, params, *, tol, save_at=None, first_step=None, 
     t0, t1, rtol, atol, save, h0, max_steps = _check_common(
         field, t_span, tol, save_at, first_step, max_steps
     )
+    method = _check_method(method)
     n = field.n_state
     y0 = _real_array("y0", y0, 1)
     if y0.size != n:
         msg = f"y0={_show(y0)} has {y0.size} components but field.n_state={n}; give one value per component"
         raise InvalidArgument(msg)
     params = _real_array("params", params, 1)
-    _check_contract(field, t0, y0, params)
+    _check_contract(field, t0, y0, params, method)
     directions, terminal = _event_args(field)
     q = directions.size
     save_out = np.empty((save.size, n))
     ev_t, ev_s, y_out = np.empty(q), np.empty((q, n)), np.empty(n)
-    solve = kernels(field.rhs, field.events).solve
-    status, t_last, h_last, n_steps, n_rej, n_rhs, n_saved = solve(
-        t0, t1, y0, params, rtol, atol, h0, max_steps, save, *_method_args(),
+    solve = _solver(field, method).solve
+    status, t_last, h_last, n_steps, n_rej, n_rhs, n_saved, *linear = solve(
+        t0, t1, y0, params, rtol, atol, h0, max_steps, save, *_method_args(method),
         directions, terminal, save_out, ev_t, ev_s, y_out,
     )  # fmt: skip
+    n_jac, n_lu = linear or (0, 0)
     if status >= 2:
-        raise NumericalTrouble(_trouble_message(field, status, t_last, h_last, y_out, max_steps))
+        raise NumericalTrouble(_trouble_message(field, status, t_last, h_last, y_out, max_steps, method))
     text = STATUS[0]
     if status == 1:
         fired = [j for j in range(q) if terminal[j] and ev_t[j] == t_last]
@@ -432,11 +516,14 @@ def integrate(field, y0, t_span, params, *, tol, save_at=None, first_step=None, 
         n_rejected=int(n_rej),
         n_rhs=int(n_rhs),
         status=text,
+        n_jac=int(n_jac),
+        n_lu=int(n_lu),
     )
 
 
 def integrate_batch(
-    field, y0s, params, t_span, *, tol, save_at=None, first_step=None, max_steps=10**6, on_error="raise"
+    field, y0s, params, t_span, *, tol, save_at=None, first_step=None, max_steps=10**6, on_error="raise",
+    method="dopri5",
 ) -> BatchSolution:
     """Integrate one vector field from many ``(y0, params)`` points in one parallel call.
 
@@ -446,7 +533,7 @@ def integrate_batch(
 
     Parameters
     ----------
-    field, t_span, tol, save_at, first_step, max_steps
+    field, t_span, tol, save_at, first_step, max_steps, method
         As in :func:`integrate`, shared by all points.
     y0s : (n, n_state) array_like
     params : (n, k) array_like
@@ -464,6 +551,7 @@ def integrate_batch(
     if on_error not in ("raise", "record"):
         msg = f"on_error={on_error!r} must be 'raise' or 'record'"
         raise InvalidArgument(msg)
+    method = _check_method(method)
     n = field.n_state
     y0s = _real_array("y0s", y0s, 2)
     if y0s.shape[1] != n or y0s.shape[0] == 0:
@@ -476,19 +564,21 @@ def integrate_batch(
             "(np.tile(p, (n, 1)) to share)"
         )
         raise InvalidArgument(msg)
-    _check_contract(field, t0, y0s[0], params[0])
+    _check_contract(field, t0, y0s[0], params[0], method)
     directions, terminal = _event_args(field)
     m, q = y0s.shape[0], directions.size
     save_out = np.empty((m, save.size, n))
     ev_t, ev_s, y_out = np.empty((m, q)), np.empty((m, q, n)), np.empty((m, n))
     status, t_last, h_last = np.empty(m, np.int8), np.empty(m), np.empty(m)
-    counts = np.empty((m, 4), np.int64)
+    # (n_steps, n_rejected, n_rhs, n_saved) and, for a stiff method, (n_jac, n_lu)
+    stiff = method in _ROSENBROCK
+    counts = np.zeros((m, 6 if stiff else 4), np.int64)
     # Points differ in cost by orders of magnitude (small σ, large L): hand them out a few at a time
     # instead of in one static block per thread. Each point is still solved alone: same numbers.
     previous = numba.set_parallel_chunksize(BATCH_CHUNK)
     try:
-        kernels(field.rhs, field.events).solve_batch(
-            t0, t1, y0s, params, rtol, atol, h0, max_steps, save, *_method_args(),
+        _solver(field, method).solve_batch(
+            t0, t1, y0s, params, rtol, atol, h0, max_steps, save, *_method_args(method),
             directions, terminal, save_out, ev_t, ev_s, y_out, status, t_last, h_last, counts,
         )  # fmt: skip
     finally:
@@ -496,7 +586,7 @@ def integrate_batch(
     failed = np.flatnonzero(status >= 2)
     if failed.size and on_error == "raise":
         i = int(failed[0])
-        why = _trouble_message(field, int(status[i]), t_last[i], h_last[i], y_out[i], max_steps)
+        why = _trouble_message(field, int(status[i]), t_last[i], h_last[i], y_out[i], max_steps, method)
         msg = f"point {i} of {m} (params={_show(params[i])}, y0={_show(y0s[i])}) failed: {why}"
         raise NumericalTrouble(msg)
     y_out[failed] = np.nan
@@ -512,4 +602,6 @@ def integrate_batch(
         n_rhs=counts[:, 2].copy(),
         t=None if save_at is None else save,
         y=None if save_at is None else save_out,
+        n_jac=counts[:, 4].copy() if stiff else np.zeros(m, np.int64),
+        n_lu=counts[:, 5].copy() if stiff else np.zeros(m, np.int64),
     )

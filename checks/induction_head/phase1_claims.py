@@ -64,7 +64,7 @@ def t_I(L: int, alpha: float, sigma: float, head1_range: str = "canonical") -> t
     from numerics.models.induction_head.four_gram import four_gram_run
 
     run = four_gram_run(L, alpha, sigma, head1_range=head1_range, horizon=2e3, n_save=60)
-    if not math.isfinite(run.events["T_I"]):  # α* small: look further (the LSODA tail is cheap)
+    if not math.isfinite(run.events["T_I"]):  # α* small: look further (the Rodas4P tail is cheap)
         run = four_gram_run(L, alpha, sigma, head1_range=head1_range, horizon=1e6, n_save=60)
     return run.events["T_I"], run.loss0
 
