@@ -180,7 +180,9 @@ def reduced_flow(
     if gram.det() == 0:
         msg = f"the manifold's parameterisation {on} is degenerate in {coordinates} (DΦ has not full rank)"
         raise InvalidArgument(msg)
-    qdot = gram.LUsolve(D.T * v).applyfunc(sp.cancel if D.free_symbols else (lambda e: e))
+    qdot = gram.LUsolve(D.T * v)
+    if D.free_symbols:  # a curved manifold: (DΦᵀDΦ)⁻¹ holds q in its denominators
+        qdot = qdot.applyfunc(sp.cancel)
     residual = D * qdot - v
     for theta, r in zip(parameters, residual, strict=True):
         if r == 0:

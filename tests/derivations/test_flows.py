@@ -141,6 +141,14 @@ def test_paper_mode_is_twice_the_balanced_velocity():
     assert sp.simplify(paper + sp.diff(loss_w, wp)) == 0
 
 
+def test_reduced_flow_on_a_curved_manifold():
+    # the rotation dx/dt = -y, dy/dt = x on the circle (r cos φ, r sin φ): dφ/dt = 1
+    x, y, phi = sp.symbols("x y phi", real=True)
+    r = sp.Symbol("r", positive=True)
+    (dphi,) = reduced_flow([-y, x], [x, y], {x: r * sp.cos(phi), y: r * sp.sin(phi)}, [phi])
+    assert sp.simplify(dphi - 1) == 0
+
+
 def test_reduced_flow_refuses_a_manifold_that_is_not_invariant():
     # dx/dt = 1, dy/dt = 0 leaves the diagonal x = y
     x, y, s = sp.symbols("x y s", real=True)
