@@ -163,18 +163,17 @@ def _run_from(res, i: int, spec: tuple, horizon_factor: float) -> Run:
     if res.status[i] >= 2:
         raise NumericalTrouble(f"(h, w) run at L={L}, alpha={alpha}, wstar={wstar}, sigma={sigma}, {mode}/{rng} "
                                f"stopped at t={res.end_t[i]:.6g}: {STATUS[int(res.status[i])]}")
-    alive = np.isfinite(res.h[i])
-    t, h, w = res.tau[alive] * res.S[i], res.h[i, alive], res.w[i, alive]
+    base = res.trajectory(i)
+    h, w = base["h"], base["w"]
     dh_k, dw_k = velocity_kernels(mode, rng)
-    events = {name: float(v[i]) for name, v in res.events.items()}
-    states = {name: {"h": float(res.event_h[name][i]), "w": float(res.event_w[name][i])} for name in events}
+    events, states = dict(base.events), dict(base.event_states)
     for alias, name in ALIASES.items():
         events[alias], states[alias] = events[name], states[name]
     observables = {"dh": dh_k(h, w, float(L), alpha, wstar), "dw": dw_k(h, w, float(L), alpha, wstar),
-                   "loss": res.loss[i, alive]}
+                   "loss": base["loss"]}
     meta = {"L": L, "alpha": alpha, "wstar": wstar, "sigma": sigma, "mode": mode, "ih_model_range": rng,
             "horizon": horizon_factor * res.S[i]}
-    return Run(t, {"h": h, "w": w}, observables, events, states, meta)
+    return Run(base.t, base.states, observables, events, states, meta)
 
 
 def ih_run(L: int, alpha: float, wstar: float, sigma: float, mode: str = "paper",

@@ -94,7 +94,7 @@ def train_cached(config, *, optimizer: str, lr: float, batch: int, iterations: i
 
 
 def run_curve(label: str, run) -> Curve:
-    """A :class:`Curve` from a ``TrainingRun`` (population losses with SEs; w = √|w_Q w_K|)."""
+    """A :class:`Curve` from a training trajectory (population losses with SEs; w = √|w_Q w_K|)."""
     losses = {k: run[k] for k in ("L_G4", "L_IH2", "L_G4_se", "L_IH2_se") if k in run}
     return Curve(label, run.t, losses, {k: run[k] for k in ("p", "g", "h", "w") if k in run})
 
