@@ -8,7 +8,7 @@ References do not share code with what they test:
   twice as coarse (r = 0.2) agrees with the stored values to 1.5e-15 relative at worst (g at t = 1e4
   and y2 at t = 400, after stiff transients) and to 1e-18 elsewhere, so the stored values are far
   more accurate than the 1e-8 asked of the integrators. :func:`test_references_are_reproduced`
-  (slow, about two minutes) repeats that comparison.
+  (slow, about 40 s) repeats that comparison.
 * The (p, g) right-hand side of the reference is written here from first principles: head 1's weights
   π_k ∝ u^k (u = e^{-p}) over M lags give L_G4 = ½(g*² - 2g* g [canonical]/Z + g² S/Z²) with the
   geometric sums Z = Σ u^k, S = Σ u^{2k} in closed form (the toolkit sums the derived L_G4 term by
@@ -448,7 +448,7 @@ def four_gram_reference(L, start, times, ratio, alpha=1.0, canonical=True):
 
 @pytest.mark.slow
 def test_references_are_reproduced():
-    """Recompute the references on the grid twice as coarse (r = 0.2): agreement to 1e-14 (two minutes)."""
+    """Recompute the references on the grid twice as coarse (r = 0.2): agreement to 1e-14 (about 40 s)."""
     import mpmath as mp
 
     def agree(values, stored):
