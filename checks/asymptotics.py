@@ -29,12 +29,13 @@ s_i² = se_i² + (rel_err·r_i)² (Monte-Carlo standard errors; the integrator's
 A model *fits* when its χ² is below the 99.9 % quantile of χ² with its degrees of freedom. The
 limit r∞ has the interval r∞ ± (t·SE + truncation). On a slice the ratio
 
-* has a **positive limit** when the limit model fits, r∞'s interval lies in (0, ∞), and every drift
+* has a **positive limit** when the limit model fits, r∞'s interval lies in (0, ∞), the deepest ratio
+  is within half of r∞ from it (the sweep has reached the limit, not only extrapolated to it), and every drift
   model that fits has β's interval inside ±``BETA_RESOLUTION`` (0.05): the sweep resolves drifts
   that small and sees none (a drift interval away from 0 means the grid cannot tell; a wide one
   means the noise cannot: both ``inconclusive``);
-* **tends to 0** when a drift model fits with β < 0 (interval) and the limit model does not fit or
-  its r∞ interval reaches 0; **tends to ∞** likewise with β > 0, the limit model failing;
+* **tends to 0** when a drift model fits with β < 0 (interval) and the limit model does not fit, its
+  r∞ interval reaches 0, or the data never come near r∞; **tends to ∞** likewise with β > 0;
 * is ``inconclusive`` otherwise (too few points, no model fits, both fit), with the reason.
 
 Every definite answer needs a sweep that reaches toward the limit: ℓ_max/ℓ_min ≥ ``DEPTH_SPAN`` (a
@@ -252,14 +253,17 @@ def limit_of_ratio(x: Sequence[float], r: Sequence[float], se: Sequence[float] |
         out.drift = {"model": d.name, "beta": float(d.params[1]), "interval": [b_lo, b_hi]}
     span = float(ell[-1] / ell[0])
     deep_enough = span >= DEPTH_SPAN[variable.scale]
-    positive = limit_fit.fits and lo > 0 and math.isfinite(hi)
+    # a limit the sweep has reached: its deepest ratio within half the limit of it (else the data never
+    # came near r∞ and the extrapolation, however well it fits, is not evidence of a positive limit)
+    settled = math.isfinite(out.r_inf) and abs(rs[-1] - out.r_inf) <= 0.5 * abs(out.r_inf)
+    positive = limit_fit.fits and lo > 0 and math.isfinite(hi) and settled
     if not deep_enough:
         out.reason = (f"the sweep reaches ℓ_max/ℓ_min = {span:.3g} < {DEPTH_SPAN[variable.scale]:g} along "
                       f"{variable.name}: too shallow to tell a limit from a drift")
     elif positive and not significant and not unresolved:
         out.behaviour = "limit"
         out.reason = f"r → {out.r_inf:.4g} in [{lo:.4g}, {hi:.4g}]"
-    elif significant and (not limit_fit.fits or (lo <= 0 and out.drift["beta"] < 0)):
+    elif significant and (not limit_fit.fits or not settled or (lo <= 0 and out.drift["beta"] < 0)):
         out.behaviour = "to_zero" if out.drift["beta"] < 0 else "to_infinity"
         out.reason = (f"r ∝ {d.name.replace('A·', '')} with β = {out.drift['beta']:.3g} in [{b_lo:.3g}, {b_hi:.3g}]"
                       + ("" if limit_fit.fits else "; no limit model fits"))

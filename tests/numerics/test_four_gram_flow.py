@@ -55,7 +55,7 @@ def test_loss_decreases_along_the_run_and_events_sit_on_their_levels():
 
 
 def test_stiff_tail_agrees_with_dormand_prince():
-    """LSODA beyond t = 2e3 against the explicit Dormand–Prince integrator run through (cheap to t = 2e4)."""
+    """Rodas4P beyond t = 2e3 against the explicit Dormand–Prince integrator run through (cheap to t = 2e4)."""
     from numerics.models.induction_head.four_gram import four_gram_flow
     from numerics.ode import Tolerance, integrate
 
