@@ -437,8 +437,8 @@ def check_G4_tail(ctx: Context) -> Outcome:
             worst = max(worst, dev)
             rows.append({"L": int(L), "alpha": alpha, "sigma": sigma, "t": times.tolist(), **vals,
                          "max_rel_dev_t_ge_1e4": dev})
-    literal = R.G4Run.of(four_gram_run(int(lengths[0]), float(alphas[0]), float(sigma), head1_range="literal",
-                                       horizon=1e8, n_save=100))
+    literal = four_gram_run(int(lengths[0]), float(alphas[0]), float(sigma), head1_range="literal",
+                            horizon=1e8, n_save=100)
     gs = literal.gstar
     lit = {"L": int(lengths[0]), "alpha": alphas[0], "L_G4_end_over_half_gstar2": float(literal.loss[-1] / (gs**2 / 2)),
            "g_end": float(literal.g[-1]), "p_end": float(literal.p[-1]), "T_1g": R.event(literal, "T_1g"),

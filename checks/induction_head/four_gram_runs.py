@@ -2,7 +2,7 @@
 
 Runs come from :func:`numerics.models.induction_head.four_gram.four_gram_run` (the derived
 (p, g) gradient flow with hitting-time events, integrated to t = 1e8), wrapped as the toolkit's
-trajectory type (:class:`G4Run`). A *part* is one printed display tested on one run
+trajectory type (:class:`FourGramRun`). A *part* is one printed display tested on one run
 (``checks.along``); the claim is decided on the canonical reading (``head1_range`` canonical,
 ``init`` eq4).
 """
@@ -19,7 +19,6 @@ import numpy as np
 from checks import along, configurations
 from checks.claim import Context, Param
 from numerics.models.induction_head.four_gram import HEAD1_READINGS, INITS, FourGramRun, four_gram_run
-from numerics.trajectory import Trajectory
 
 #: G_G4 (spec §2.11); quick: a corner of it
 G4_FULL = {"L": (40, 1000, 10000), "alpha": (0.5, 1.0, 2.0, 3.0, 4.0, 10.0), "sigma": (1e-2, 1e-4, 1e-6)}
@@ -48,48 +47,17 @@ def g4_params(quick: Mapping[str, tuple] = G4_QUICK) -> tuple[Param, ...]:
                   doc="θ(0): eq4 (σ, σ) or c2 (0, σ)"))
 
 
-class G4Run(Trajectory):
-    """A (p, g) run: states p, g; observables loss, dp, dg; ``meta`` holds the configuration and reading."""
-
-    p = property(lambda self: self.states["p"], doc="p at the saved times")
-    g = property(lambda self: self.states["g"], doc="g at the saved times")
-    loss = property(lambda self: self.observables["loss"], doc="L_G4 at the saved times")
-    dp = property(lambda self: self.observables["dp"], doc="dp/dt at the saved times")
-    dg = property(lambda self: self.observables["dg"], doc="dg/dt at the saved times")
-    L = property(lambda self: self.meta["L"])
-    alpha = property(lambda self: self.meta["alpha"])
-    sigma = property(lambda self: self.meta["sigma"])
-    head1_range = property(lambda self: self.meta["head1_range"])
-    init = property(lambda self: self.meta["init"])
-    loss0 = property(lambda self: self.meta["loss0"])
-    horizon = property(lambda self: self.meta["horizon"])
-
-    @property
-    def gstar(self) -> float:
-        """g* = α*/(1+α*)."""
-        return self.alpha / (1 + self.alpha)
-
-    @classmethod
-    def of(cls, r: FourGramRun) -> G4Run:
-        """The trajectory of a :class:`FourGramRun`."""
-        states = {name: {"p": p, "g": g} for name, (p, g) in r.event_states.items()}
-        meta = {"L": r.L, "alpha": r.alpha, "sigma": r.sigma, "head1_range": r.head1_range, "init": r.init,
-                "loss0": r.loss0, "horizon": r.horizon}
-        return cls(r.t, {"p": r.p, "g": r.g}, {"loss": r.loss, "dp": r.dp, "dg": r.dg}, r.events, states, meta)
-
-
 @functools.lru_cache(maxsize=512)
 def run(L: int, alpha: float, sigma: float, head1_range: str = "canonical", init: str = "eq4",
-        horizon: float = 1e8) -> G4Run:
+        horizon: float = 1e8) -> FourGramRun:
     """One (p, g) run with a dense linear grid on [0, DENSE_END] (rerun on [0, 1.5 T_1^g] if T_1^g is later)."""
     dense = np.linspace(0.0, min(DENSE_END, horizon), N_DENSE)
     first = four_gram_run(L, alpha, sigma, head1_range=head1_range, init=init, horizon=horizon, extra_times=dense)
     ends = [first.events[k] for k in ("T_g_half", "T_1g") if math.isfinite(first.events[k])]
     if not ends or max(ends) <= DENSE_END:
-        return G4Run.of(first)
+        return first
     dense = np.linspace(0.0, min(1.5 * max(ends), horizon), N_DENSE)
-    return G4Run.of(four_gram_run(L, alpha, sigma, head1_range=head1_range, init=init, horizon=horizon,
-                                  extra_times=dense))
+    return four_gram_run(L, alpha, sigma, head1_range=head1_range, init=init, horizon=horizon, extra_times=dense)
 
 
 def readings(ctx: Context) -> list[tuple[str, str]]:
@@ -97,7 +65,7 @@ def readings(ctx: Context) -> list[tuple[str, str]]:
     return configurations.readings(ctx, ["head1_range", "init"])
 
 
-def all_runs(ctx: Context, horizon: float = 1e8, *, alternatives_at: str = "first") -> list[G4Run]:
+def all_runs(ctx: Context, horizon: float = 1e8, *, alternatives_at: str = "first") -> list[FourGramRun]:
     """Canonical runs over the whole grid; alternative readings on the first grid point (quick) or everywhere (full)."""
     cfgs = configurations.configurations(ctx, CONFIG_NAMES)
     pairs = readings(ctx)
@@ -111,27 +79,27 @@ def all_runs(ctx: Context, horizon: float = 1e8, *, alternatives_at: str = "firs
     return out
 
 
-def is_canonical(r: G4Run, ctx: Context) -> bool:
+def is_canonical(r: FourGramRun, ctx: Context) -> bool:
     """Whether a run has the reading the verdict is decided on (the pinned flags, else the defaults)."""
     return (r.head1_range, r.init) == readings(ctx)[0]
 
 
-def label(r: G4Run) -> str:
+def label(r: FourGramRun) -> str:
     """The reading of a run, e.g. ``canonical/eq4``."""
     return f"{r.head1_range}/{r.init}"
 
 
-def config(r: G4Run) -> dict[str, Any]:
+def config(r: FourGramRun) -> dict[str, Any]:
     """Parameters of a run."""
     return {"L": r.L, "alpha": r.alpha, "sigma": r.sigma, "head1_range": r.head1_range, "init": r.init}
 
 
-def event(r: G4Run, name: str) -> float | None:
+def event(r: FourGramRun, name: str) -> float | None:
     """A hitting time, None when it did not fire by the horizon."""
     return along.finite(r.event(name))
 
 
-def records_for(ctx: Context, runs: list[G4Run], evaluate: Callable[[G4Run], dict]) -> list[dict]:
+def records_for(ctx: Context, runs: list[FourGramRun], evaluate: Callable[[FourGramRun], dict]) -> list[dict]:
     """One record per run: configuration, reading, hitting times and the evaluated parts."""
     return [along.record(evaluate(r), label=label(r), reading={"head1_range": r.head1_range, "init": r.init},
                          canonical=is_canonical(r, ctx), config=config(r), events=r.events) for r in runs]

@@ -47,9 +47,9 @@ def test_loss_decreases_along_the_run_and_events_sit_on_their_levels():
     run = four_gram_run(40, 1.0, 0.01, horizon=1e6, n_save=200)
     assert np.all(np.diff(run.loss) <= 1e-15)  # gradient flow: dL/dt = -|∇L|² ≤ 0
     gs = run.gstar
-    assert run.event_states["T_1g"][1] == pytest.approx(gs, rel=1e-9)
-    assert run.event_states["T_g_half"][1] == pytest.approx(gs / 2, rel=1e-9)
-    p_i, g_i = run.event_states["T_I"]
+    assert run.event_states["T_1g"]["g"] == pytest.approx(gs, rel=1e-9)
+    assert run.event_states["T_g_half"]["g"] == pytest.approx(gs / 2, rel=1e-9)
+    p_i, g_i = run.event_states["T_I"]["p"], run.event_states["T_I"]["g"]
     assert four_gram_kernels()["loss"].scalar(p_i, g_i, 40.0, 1.0) == pytest.approx(run.loss0 / 100, rel=1e-8)
     assert run.events["T_g_half"] < run.events["T_1g"] < run.events["T_I"]
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from derivations.errors import InvalidArgument, NumericalTrouble
 from numerics.stored import stored_build
+from numerics.trajectory import Trajectory
 
 FOUR_GRAM_EVENTS = ("T_g_half", "T_1g", "T_I", "T_2gstar", "T_dp_zero")
 FOUR_GRAM_STATE = ("p", "g")
@@ -132,25 +133,22 @@ def four_gram_jacobian(head1_range: str = "canonical"):
     return jac
 
 
-@dataclasses.dataclass
-class FourGramRun:
-    """A (p, g) trajectory: saved times, states, loss and velocities there, and the hitting times."""
+class FourGramRun(Trajectory):
+    """A (p, g) run as the trajectory type: states p, g; observables loss (L_G4), dp, dg; the hitting
+    times with the state there; ``meta`` holds L, alpha, sigma, head1_range, init, loss0, horizon."""
 
-    L: int
-    alpha: float
-    sigma: float
-    head1_range: str
-    init: str
-    t: np.ndarray
-    p: np.ndarray
-    g: np.ndarray
-    loss: np.ndarray
-    dp: np.ndarray
-    dg: np.ndarray
-    events: dict[str, float]
-    event_states: dict[str, tuple[float, float]]
-    loss0: float
-    horizon: float
+    p = property(lambda self: self.states["p"], doc="p at the saved times")
+    g = property(lambda self: self.states["g"], doc="g at the saved times")
+    loss = property(lambda self: self.observables["loss"], doc="L_G4 at the saved times")
+    dp = property(lambda self: self.observables["dp"], doc="dp/dt at the saved times")
+    dg = property(lambda self: self.observables["dg"], doc="dg/dt at the saved times")
+    L = property(lambda self: self.meta["L"])
+    alpha = property(lambda self: self.meta["alpha"])
+    sigma = property(lambda self: self.meta["sigma"])
+    head1_range = property(lambda self: self.meta["head1_range"])
+    init = property(lambda self: self.meta["init"])
+    loss0 = property(lambda self: self.meta["loss0"])
+    horizon = property(lambda self: self.meta["horizon"])
 
     @property
     def gstar(self) -> float:
@@ -204,7 +202,7 @@ def four_gram_run(L: int, alpha: float, sigma: float, *, head1_range: str = "can
     tol = Tolerance(rtol, np.array([1e-13, 1e-13]))
     sol = integrate(field, np.array([p0, g0]), (0.0, t_early), params, tol=tol, save_at=early)
     events = dict(sol.event_times)
-    states = {k: (float(v[0]), float(v[1])) for k, v in sol.event_states.items()}
+    states = {k: {"p": float(v[0]), "g": float(v[1])} for k, v in sol.event_states.items()}
     t_out, y_out = [sol.t], [sol.y]
     if horizon > t_early:
         late = save[save > t_early]
@@ -218,14 +216,17 @@ def four_gram_run(L: int, alpha: float, sigma: float, *, head1_range: str = "can
         t_out.append(t_late)
         y_out.append(y_late)
         for name, (te, ye) in ev_late.items():
-            events[name], states[name] = te, ye
+            events[name], states[name] = te, {"p": ye[0], "g": ye[1]}
     t = np.concatenate(t_out)
     y = np.concatenate(y_out)
     keep = np.concatenate([[True], np.diff(t) > 0])
     t, y = t[keep], y[keep]
     p, g = np.ascontiguousarray(y[:, 0]), np.ascontiguousarray(y[:, 1])
-    return FourGramRun(L, alpha, sigma, head1_range, init, t, p, g, kern["loss"](p, g, Lf, alpha),
-                       kern["dp"](p, g, Lf, alpha), kern["dg"](p, g, Lf, alpha), events, states, loss0, horizon)
+    observables = {"loss": kern["loss"](p, g, Lf, alpha), "dp": kern["dp"](p, g, Lf, alpha),
+                   "dg": kern["dg"](p, g, Lf, alpha)}
+    meta = {"L": L, "alpha": alpha, "sigma": sigma, "head1_range": head1_range, "init": init, "loss0": loss0,
+            "horizon": horizon, "method": "Dormand-Prince to t=2e3, Rodas4P after", "rtol": rtol}
+    return FourGramRun(t, {"p": p, "g": g}, observables, events, states, meta)
 
 
 def _stiff_tail(field, y0, t0, t1, t_eval, params, tol, pending):
@@ -303,18 +304,17 @@ def stage1_kernels(head1_range: str = "canonical") -> dict:
             "velocity": grid_kernel(velocity, args, name=f"ih_stage1_velocity_{head1_range}")}
 
 
-@dataclasses.dataclass
-class Stage1Run:
-    """A Stage-I trajectory p̃(t) on a log grid, with the velocity there."""
+class Stage1Run(Trajectory):
+    """A Stage-I run p̃(t) as the trajectory type: state ptilde, observable velocity dp̃/dt; ``meta``
+    holds L, alpha, sigma, init, p0."""
 
-    L: int
-    alpha: float
-    sigma: float
-    init: str
-    p0: float
-    t: np.ndarray
-    ptilde: np.ndarray
-    velocity: np.ndarray
+    ptilde = property(lambda self: self.states["ptilde"], doc="p̃ at the saved times")
+    velocity = property(lambda self: self.observables["velocity"], doc="dp̃/dt at the saved times")
+    L = property(lambda self: self.meta["L"])
+    alpha = property(lambda self: self.meta["alpha"])
+    sigma = property(lambda self: self.meta["sigma"])
+    init = property(lambda self: self.meta["init"])
+    p0 = property(lambda self: self.meta["p0"])
 
 
 def stage1_run(L: int, alpha: float, sigma: float, *, init: str = "c2", horizon: float = 1e7, n_save: int = 300,
@@ -330,4 +330,5 @@ def stage1_run(L: int, alpha: float, sigma: float, *, init: str = "c2", horizon:
     sol = integrate(field, np.array([sigma]), (0.0, horizon), params, tol=Tolerance(rtol, 1e-13), save_at=save)
     pt = np.ascontiguousarray(sol.y[:, 0])
     vel = stage1_kernels(head1_range)["velocity"](pt, float(L), alpha, sigma, p0)
-    return Stage1Run(L, alpha, sigma, init, p0, sol.t, pt, vel)
+    return Stage1Run(sol.t, {"ptilde": pt}, {"velocity": vel},
+                     meta={"L": L, "alpha": alpha, "sigma": sigma, "init": init, "p0": p0, "rtol": rtol})
