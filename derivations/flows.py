@@ -23,7 +23,9 @@ import sympy as sp
 
 from derivations.errors import InvalidArgument
 
-FLOW_MODES = ("paper", "balanced")
+#: the two flows of a loss that depends on w_Q, w_K only through P = w_Q w_K, restricted to w_Q = w_K = w:
+#: ``reparameterised`` descends L(w²) in w; ``balanced`` is the induced flow of the pair on that manifold
+REDUCED_MODES = ("reparameterised", "balanced")
 
 
 def gradient(expr: sp.Expr, parameters: Sequence[sp.Symbol]) -> list[sp.Expr]:
@@ -308,12 +310,12 @@ def lie_series(
 
 
 def reduced_velocity(loss_in_P: sp.Expr, P: sp.Symbol, w: sp.Symbol, mode: str) -> sp.Expr:
-    """dw/dt on the balanced manifold P = w²: ``paper`` -dL(w²)/dw, ``balanced`` -w ∂_P L at P = w²."""
-    if mode == "paper":
+    """dw/dt on the balanced manifold P = w²: ``reparameterised`` -dL(w²)/dw, ``balanced`` -w ∂_P L at P = w²."""
+    if mode == "reparameterised":
         return -sp.diff(loss_in_P.subs(P, w**2), w)
     if mode == "balanced":
         return (-w * sp.diff(loss_in_P, P)).subs(P, w**2)
-    raise InvalidArgument(f"flow={mode!r} is not one of {', '.join(FLOW_MODES)}")
+    raise InvalidArgument(f"mode={mode!r} is not one of {', '.join(REDUCED_MODES)}")
 
 
 def induced_pair_flow(loss_in_P: sp.Expr, P: sp.Symbol, w_Q: sp.Symbol, w_K: sp.Symbol) -> list[sp.Expr]:
@@ -327,7 +329,7 @@ def balanced_manifold_flow(
     """(dw/dt, d(others)/dt) of a loss L(w, others) that depends on w only through P = w², w > 0.
 
     w is the coordinate of the balanced manifold w_Q = w_K = w of a product P = w_Q w_K; dw/dt is
-    :func:`reduced_velocity` of L(P = w²) in ``mode`` (``paper``: -∂L/∂w; ``balanced``: the
+    :func:`reduced_velocity` of L(P = w²) in ``mode`` (``reparameterised``: -∂L/∂w; ``balanced``: the
     restricted pair flow -w ∂_P L, half of it), and every other parameter follows its gradient
     flow d(θ)/dt = -∂L/∂θ.
     """

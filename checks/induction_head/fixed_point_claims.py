@@ -51,7 +51,7 @@ def _wh_forms(loss_mode: str, ih_range: str, flow: str):
     from numerics.compile import array_function
 
     loss = _ih_loss(loss_mode, ih_range)
-    rhs = balanced_manifold_flow(loss, S.w, [S.h], flow)  # the (w, h) flow of the mode, as the ODE runs it
+    rhs = balanced_manifold_flow(loss, S.w, [S.h], S.reduced_mode(flow))  # the (w, h) flow of the mode, as the ODE runs it
     args = (S.w, S.h, S.L, S.alpha, S.wstar)
     name = f"ih_fixed_point_{loss_mode}_{ih_range}_{flow}"
     return (array_function(loss, args, name=f"{name}_loss"), array_function(rhs, args, name=f"{name}_rhs"),

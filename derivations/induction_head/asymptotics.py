@@ -38,6 +38,7 @@ from derivations.induction_head.symbols import (
     n,
     phi,
     psi,
+    reduced_mode,
     sigma,
     w,
     wstar,
@@ -80,7 +81,7 @@ def scaled_loss(ih_loss: str = "exp_simplified", law: str = "gaussian") -> sp.Ex
 def scaled_velocity(flow: str, ih_loss: str, law: str = "gaussian") -> tuple[sp.Expr, sp.Expr]:
     """(L-2)·(dw/dt, dh/dt) of a mode, from ``diff`` of its loss (``flow`` as in derivations.flows)."""
     f = scaled_loss(ih_loss, law)
-    return reduced_velocity(f.subs(w, sp.sqrt(P)), P, w, flow), -sp.diff(f, h)
+    return reduced_velocity(f.subs(w, sp.sqrt(P)), P, w, reduced_mode(flow)), -sp.diff(f, h)
 
 
 def velocity(flow: str, ih_loss: str, law: str = "gaussian") -> tuple[sp.Expr, sp.Expr]:

@@ -20,7 +20,18 @@ from derivations.domain import Domain, Interval
 from derivations.expectation import gaussian_expectation, rademacher_expectation
 from derivations.flows import induced_pair_flow, reduced_velocity
 from derivations.induction_head.ih_head import L_IH2_derived, X, Y, Z, lemma7_expectation
-from derivations.induction_head.symbols import EQ10_CONSTRAINTS, L, alpha, domain, h, hstar, n, w, wstar
+from derivations.induction_head.symbols import (
+    EQ10_CONSTRAINTS,
+    L,
+    alpha,
+    domain,
+    h,
+    hstar,
+    n,
+    reduced_mode,
+    w,
+    wstar,
+)
 
 P = sp.Symbol("P", positive=True)
 wQ, wK = sp.symbols("w_Q w_K", real=True)
@@ -67,7 +78,7 @@ def h_equilibrium(loss: sp.Expr) -> sp.Expr:
 
 def plateau_rate(loss: sp.Expr, flow: str = "balanced") -> sp.Expr:
     """d ln w/dt as w -> 0 with h at its w = 0 equilibrium, for the given flow mode."""
-    velocity = reduced_velocity(loss.subs(w, sp.sqrt(P)), P, w, flow)
+    velocity = reduced_velocity(loss.subs(w, sp.sqrt(P)), P, w, reduced_mode(flow))
     h0 = sp.limit(h_equilibrium(loss), w, 0)
     return sp.limit(sp.simplify(velocity / w).subs(h, h0), w, 0)
 
@@ -150,10 +161,10 @@ def item_balanced_flow() -> Item:
         in_P = loss.subs(w, sp.sqrt(P))
         formulas.append(Formula(
             f"ih.dv.balanced_flow.ratio_{mode}", "flow modes (spec §2.7)", sp.Integer(2),
-            reduced_velocity(in_P, P, w, "paper") / reduced_velocity(in_P, P, w, "balanced"),
+            reduced_velocity(in_P, P, w, reduced_mode("paper")) / reduced_velocity(in_P, P, w, reduced_mode("balanced")),
             _domain("gaussian"), f"paper/balanced w-velocity at equal states, {mode} loss",
             reading={"ih_loss": mode}))
-        balanced = reduced_velocity(in_P, P, w, "balanced")
+        balanced = reduced_velocity(in_P, P, w, reduced_mode("balanced"))
         on_manifold = induced_pair_flow(in_P, P, wQ, wK)[0].subs({wQ: w, wK: w})
         formulas.append(Formula(
             f"ih.dv.balanced_flow.induced_{mode}", "six-parameter flow on w_Q = w_K", balanced, on_manifold,

@@ -14,7 +14,24 @@ from derivations.domain import Constraint, Domain, Interval
 from derivations.expectation import gaussian_expectation, rademacher_expectation
 from derivations.flows import reduced_velocity
 from derivations.induction_head.symbols import (
-    EQ10_CONSTRAINTS, INV_SQRT2, L, W_RANGE, a, alpha, domain, h, hstar, n, phi, psi, s, v, vstar, w, wstar,
+    EQ10_CONSTRAINTS,
+    INV_SQRT2,
+    L,
+    W_RANGE,
+    a,
+    alpha,
+    domain,
+    h,
+    hstar,
+    n,
+    phi,
+    psi,
+    reduced_mode,
+    s,
+    v,
+    vstar,
+    w,
+    wstar,
 )
 
 X, Y, Z = sp.symbols("X Y Z", real=True)
@@ -97,7 +114,7 @@ def L_IH2_derived(reading: str = "canonical", law: str = "gaussian") -> sp.Expr:
 def flow_wh_derived(flow: str = "paper", reading: str = "canonical") -> tuple[sp.Expr, sp.Expr]:
     """(dw/dt, dh/dt) of the toolkit's loss: ``paper`` dw/dt = -dL(w²)/dw, ``balanced`` -w ∂_P L|_{P=w²}."""
     loss = L_IH2_derived(reading)
-    return reduced_velocity(loss.subs(w, sp.sqrt(P)), P, w, flow), -sp.diff(loss, h)
+    return reduced_velocity(loss.subs(w, sp.sqrt(P)), P, w, reduced_mode(flow)), -sp.diff(loss, h)
 
 
 def item_L_IH2() -> Item:

@@ -51,6 +51,18 @@ FLOW_MODES = {
     "balanced": {"flow": "balanced", "ih_loss": "exp_simplified"},
     "softmaxLL": {"flow": "balanced", "ih_loss": "softmax_largeL"},
 }
+#: the flag ``flow`` as a mode of derivations.flows: C.3.2's paper flow descends L(w²) in w
+#: (reparameterised), the model's flow of (w_Q, w_K) is the balanced one
+REDUCED_MODE = {"paper": "reparameterised", "balanced": "balanced"}
+
+
+def reduced_mode(flow: str) -> str:
+    """The derivations.flows mode of the ``flow`` flag; an unknown value is refused by name."""
+    if flow not in REDUCED_MODE:
+        from derivations.errors import InvalidArgument
+
+        raise InvalidArgument(f"flow={flow!r} is not one of {', '.join(REDUCED_MODE)}")
+    return REDUCED_MODE[flow]
 
 #: the spec's sampled sequence lengths (§0.2 item 1)
 SAMPLED_L = (5, 6, 7, 9, 12, 40)

@@ -135,7 +135,7 @@ def test_reduced_flow_on_the_balanced_manifold_is_the_balanced_velocity():
 
 def test_paper_mode_is_twice_the_balanced_velocity():
     loss_w = LOSS_P.subs(P, wp**2)
-    paper, _ = balanced_manifold_flow(loss_w, wp, [h], "paper")
+    paper, _ = balanced_manifold_flow(loss_w, wp, [h], "reparameterised")
     balanced, _ = balanced_manifold_flow(loss_w, wp, [h], "balanced")
     assert sp.simplify(paper - 2 * balanced) == 0
     assert sp.simplify(paper + sp.diff(loss_w, wp)) == 0

@@ -98,7 +98,7 @@ def _ih_block(flow: str, ih_model_range: str, ih_loss: str, tokens: str):
     check_modes(flow, ih_model_range, ih_loss, tokens)
     lw, Lf = sp.Symbol("log_w", real=True), sp.Symbol("L", positive=True)
     loss = ih_loss_expr(ih_model_range, ih_loss, tokens).subs(S.L, Lf)
-    dw, dh = balanced_manifold_flow(loss, S.w, [S.h], flow)
+    dw, dh = balanced_manifold_flow(loss, S.w, [S.h], S.reduced_mode(flow))
     on_log = {S.w: sp.exp(lw)}
     return loss.subs(on_log), dh.subs(on_log), (dw / S.w).subs(on_log), (dh, dw), lw, Lf
 
