@@ -63,6 +63,29 @@ def pointwise(run: Trajectory, mask: np.ndarray, lhs, rhs, *, relation: str = "<
     return record
 
 
+def hitting_time(measured: float, bound: float, *, relation: str = "<=", statement: str = "",
+                 tol: float = POINT_TOL, missing: Status = Status.FAILS, event: str = "") -> dict[str, Any]:
+    """A hitting time (or a difference of two) against a printed bound: ``measured relation bound``.
+
+    ``relation`` is ``<=``, ``>=`` (slack ``tol·|bound|``, the integrator's accuracy) or ``=`` (to a
+    relative 1e-6: the display claims equality). A time that is not a number (the event did not fire
+    within the run) gives ``missing``: ``fails`` where the statement asserts the time exists,
+    ``outside-regime`` where a window that needs it is empty.
+    """
+    head = {k: v for k, v in (("statement", statement), ("event", event)) if v}
+    if not math.isfinite(measured):
+        return {"status": Status(missing).value, **head, "measured": None, "bound": finite(bound),
+                "relation": relation, "why": f"{event or 'the event'} not reached within the run"}
+    if relation == "=":
+        ok = abs(measured - bound) <= 1e-6 * abs(bound)
+    else:
+        violated, undecided = compare(measured, bound, relation, rel_tol=tol)
+        ok = None if bool(undecided) else not bool(violated)
+    status = Status.INCONCLUSIVE if ok is None else (Status.HOLDS if ok else Status.FAILS)
+    return {"status": status.value, **head, "measured": float(measured), "bound": float(bound),
+            "ratio": float(measured / bound) if bound else None, "relation": relation}
+
+
 def extreme(run: Trajectory, mask: np.ndarray, values: np.ndarray, how: str = "max") -> dict[str, Any]:
     """max or min of ``values`` on ``mask`` with the time where it is attained (None on an empty window)."""
     if not mask.any():

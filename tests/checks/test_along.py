@@ -65,3 +65,17 @@ def test_function_part():
     part = along.function_part(x**2, x, {"x": x}, statement="x² ≤ x")
     assert part["status"] == "fails" and part["worst"]["x"] == 2.0
     assert part["x_range_where_holding"] == [0.0, 1.0]
+
+
+def test_hitting_time_part():
+    assert along.hitting_time(9.0, 10.0, relation="<=")["status"] == "holds"
+    part = along.hitting_time(11.0, 10.0, relation="<=", event="T_1^h")
+    assert part["status"] == "fails" and part["ratio"] == 1.1 and part["event"] == "T_1^h"
+    assert along.hitting_time(10.0 * (1 + 1e-12), 10.0, relation="<=")["status"] == "holds"  # integrator slack
+    assert along.hitting_time(5.0, 5.0 + 1e-7, relation="=")["status"] == "holds"
+    assert along.hitting_time(5.0, 5.1, relation="=")["status"] == "fails"
+    # an event that did not fire: fails where the statement asserts it exists, outside where a window needs it
+    assert along.hitting_time(math.nan, 10.0)["status"] == "fails"
+    missing = along.hitting_time(math.nan, 10.0, missing="outside-regime", event="T_III")
+    assert missing["status"] == "outside-regime" and "T_III not reached" in missing["why"]
+    assert along.hitting_time(3.0, math.nan, relation=">=")["status"] == "inconclusive"
