@@ -22,11 +22,16 @@ Models, fitted by weighted least squares with the error model
 s_i² = se_i² + (rel_err·r_i)² (Monte-Carlo standard errors; the integrator's relative accuracy):
 
 * limit:  r = r∞ + c₁u (and r∞ + c₁u + c₂u², whose r∞ differs from the first by the truncation
-  error, added to the interval): the ratio settles;
+  error, added to the interval), with an algebraic term d·x beside them where the variable declares
+  it (``Asymptotic.extra``): the ratio settles;
 * drift:  r = A·ℓ^β and r = A·(ln ℓ)^β: the ratio keeps moving, toward 0 (β < 0) or ∞ (β > 0) — a
   power of the depth or of its logarithm (ln ln(1/σ) for a logarithmic variable).
 
-A model *fits* when its χ² is below the 99.9 % quantile of χ² with its degrees of freedom. The
+A model *fits* when its χ² is below the 99.9 % quantile of χ² with its degrees of freedom, or when
+every residual lies within ``TRUNCATION`` (2 %) of the spread of the values it fits: deterministic
+ratios (ODE hitting times, error 1e-9) carry the truncation of the asymptotic model, which χ² at the
+integrator's accuracy would count as misfit. Parameter errors are scaled by the Birge ratio
+√(χ²/dof) when it exceeds 1, so a model fitted through its truncation has honest intervals. The
 limit r∞ has the interval r∞ ± (t·SE + truncation). On a slice the ratio
 
 * has a **positive limit** when the limit model fits, r∞'s interval lies in (0, ∞), the deepest ratio
@@ -65,6 +70,10 @@ from derivations.errors import InvalidArgument
 FORMS = ("Theta", "O", "Omega", "Theta~", "O~", "Omega~")
 #: χ² quantile below which a model fits its residuals
 FIT_LEVEL = 0.999
+#: a model whose residuals all lie within this fraction of the spread of the values it fits fits them:
+#: deterministic ratios (ODE hitting times) carry the truncation of the asymptotic model, far above the
+#: integrator's error, and the χ² test alone would reject every model
+TRUNCATION = 0.02
 #: confidence level of r∞'s and β's intervals
 LEVEL = 0.95
 #: fewest points a slice needs (the two-correction limit model has three parameters)
@@ -89,12 +98,25 @@ class Asymptotic:
     name: str
     toward: str = "inf"
     scale: str = "algebraic"
+    #: corrections beside the powers of u: ``"x"`` adds a term linear in the variable's own algebraic
+    #: correction (x itself as x → 0, 1/x as x → ∞), for a logarithmic statement whose quantity also
+    #: carries an algebraic correction (a hitting time that is a·ln(1/σ) + b + O(σ))
+    extra: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.toward not in ("0", "inf"):
             raise InvalidArgument(f"toward={self.toward!r} for {self.name} must be '0' or 'inf'")
         if self.scale not in ("log", "algebraic"):
             raise InvalidArgument(f"scale={self.scale!r} for {self.name} must be 'log' or 'algebraic'")
+        object.__setattr__(self, "extra", tuple(self.extra))
+        bad = [e for e in self.extra if e != "x"]
+        if bad:
+            raise InvalidArgument(f"extra={self.extra!r} for {self.name}: the only extra correction is 'x'")
+
+    def extra_columns(self, x: np.ndarray) -> list[np.ndarray]:
+        """The extra correction columns at ``x``."""
+        x = np.asarray(x, dtype=float)
+        return [x if self.toward == "0" else 1.0 / x for _ in self.extra]
 
     def depth(self, x: np.ndarray) -> np.ndarray:
         """ℓ(x), growing toward the limit (table in the module docstring)."""
@@ -122,11 +144,15 @@ class Fit:
     se: np.ndarray
     chi2: float
     dof: int
+    #: the largest residual as a fraction of the spread of the fitted values
+    residual_fraction: float = 0.0
 
     @property
     def fits(self) -> bool:
-        """χ² below the FIT_LEVEL quantile (an exact fit with no dof fits trivially)."""
-        return self.dof <= 0 or self.chi2 <= stats.chi2.ppf(FIT_LEVEL, self.dof)
+        """χ² below the FIT_LEVEL quantile, or every residual within TRUNCATION of the values' spread
+        (deterministic values: the model's own truncation, not the integrator, sets the residuals)."""
+        return (self.dof <= 0 or self.chi2 <= stats.chi2.ppf(FIT_LEVEL, self.dof)
+                or self.residual_fraction <= TRUNCATION)
 
     def interval(self, k: int) -> tuple[float, float]:
         """The LEVEL interval of parameter ``k`` (Student t with the fit's dof, normal without)."""
@@ -149,7 +175,9 @@ def _wls(design: np.ndarray, y: np.ndarray, s: np.ndarray, name: str) -> Fit:
     cov = np.linalg.pinv(a.T @ a)
     # a fit that does not fit its residuals gets its parameter errors scaled up (Birge ratio)
     scale = max(1.0, chi2 / dof) if dof > 0 else 1.0
-    return Fit(name, params, np.sqrt(np.clip(np.diag(cov) * scale, 0, None)), chi2, dof)
+    spread = float(np.ptp(y)) or 1.0
+    fraction = float(np.max(np.abs(y - design @ params))) / spread
+    return Fit(name, params, np.sqrt(np.clip(np.diag(cov) * scale, 0, None)), chi2, dof, fraction)
 
 
 @dataclass
@@ -219,8 +247,10 @@ def limit_of_ratio(x: Sequence[float], r: Sequence[float], se: Sequence[float] |
         return out
     u = 1.0 / ell
     one = np.ones_like(u)
-    first = _wls(np.column_stack([one, u]), rs, s, "r∞ + c₁u")
-    second = _wls(np.column_stack([one, u, u**2]), rs, s, "r∞ + c₁u + c₂u²")
+    extra = variable.extra_columns(xs)
+    tag = " + d·x" * len(extra)
+    first = _wls(np.column_stack([one, u, *extra]), rs, s, "r∞ + c₁u" + tag)
+    second = _wls(np.column_stack([one, u, u**2, *extra]), rs, s, "r∞ + c₁u + c₂u²" + tag)
     limit_fit = first if first.fits else second
     out.fits = [first, second]
     truncation = abs(first.params[0] - second.params[0]) if first.fits else 0.0
@@ -368,7 +398,7 @@ def _summary(form: str, status: Status, slices: list[SliceDecision]) -> str:
     return "; ".join(parts)
 
 
-def figure(decision: AsymptoticDecision, path, *, title: str = "", max_panels: int = 6):
+def figure(decision: AsymptoticDecision, path, *, title: str = "", max_panels: int = 4):
     """r against each asymptotic variable, one panel per slice: the data with error bars, the fitted
     limit model and the r∞ band (up to ``max_panels`` slices, failing and undecided ones first)."""
     import matplotlib
@@ -385,9 +415,11 @@ def figure(decision: AsymptoticDecision, path, *, title: str = "", max_panels: i
         ax.errorbar(sl.x, sl.r, yerr=2 * sl.s, fmt="o", ms=3, color="k", label="r = T/g (±2 SE)")
         fit = next((f for f in sl.fits if f.name.startswith("r∞") and f.fits), None)
         if fit is not None:
-            ell = np.geomspace(sl.variable.depth(sl.x).min(), sl.variable.depth(sl.x).max() * 10, 200)
+            depth = sl.variable.depth(sl.x)
+            reach = 1.5 if sl.variable.scale == "log" else 10.0  # a little beyond the sweep, toward the limit
+            ell = np.geomspace(depth.min(), depth.max() * reach, 200)
             u = 1 / ell
-            curve = fit.params[0] + fit.params[1] * u + (fit.params[2] * u**2 if fit.params.size > 2 else 0)
+            curve = fit.params[0] + fit.params[1] * u + (fit.params[2] * u**2 if "c₂" in fit.name else 0)
             xs = ell if sl.variable.toward == "inf" else 1 / ell
             if sl.variable.scale == "log":
                 xs = np.exp(ell) if sl.variable.toward == "inf" else np.exp(-ell)

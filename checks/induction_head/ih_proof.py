@@ -220,12 +220,13 @@ def _eq13_functions(ctx: Context, runs) -> dict[str, dict[str, Any]]:
     second = np.asarray(_eq12_forms()["T_second"](0.0, 0.0, ws, 1.0, 3.0, 0.0, 0.0), dtype=float) * np.ones_like(ws)
     parts = {"eq13_first_le_second": A.function_part(first, second, {"wstar": ws}, role="chain",
                                                      statement="(13): first expression ≤ 2(L-2)(1-w*⁴/2), per (L-2)")}
-    sweep = R.sub_sweep(ctx, {"L": [40, 400, 4000], "alpha": [1.0, 4.0], "wstar": [0.49], "sigma": [1e-2, 1e-4]},
-                   {"L": [40, 400, 4000], "alpha": [0.5, 1.0, 4.0, 9.0], "wstar": [0.3, 0.49],
-                    "sigma": [1e-2, 1e-4, 1e-6, 1e-8]})
+    sweep = R.sub_sweep(ctx, {"L": [40, 80, 160, 400], "alpha": [1.0, 4.0], "wstar": [0.49],
+                              "sigma": [1e-2, 1e-4, 1e-6, 1e-9]},
+                        {"L": [40, 100, 400, 1000, 4000], "alpha": [0.5, 1.0, 4.0, 9.0], "wstar": [0.1, 0.3, 0.49, 0.65],
+                         "sigma": [1e-2, 1e-4, 1e-6, 1e-8, 1e-12]})
     sweep_runs = R.runs_for(ctx, sweep, [R.CANONICAL])
     parts["T1h_Theta_L"] = R.scaling_part(sweep_runs, lambda r: r.event("T_1h"), lambda r: float(r.L),
-                                          form="Theta", rate_name="L")
+                                          form="Theta", rate_name="L", variables=(R.L_LIMIT, R.SIGMA_ALGEBRAIC))
     parts["T1h_Theta_L"]["vs_dv_hitting_times"] = [
         {**r.config, "T_1h": A.finite(r.event("T_1h")),
          "ratio_to_(L-2)ln(1/(1-sqrt(1-w*^4)))": A.finite(r.event("T_1h") / (
@@ -396,9 +397,9 @@ def eval_eq18(run: R.Run) -> dict[str, dict[str, Any]]:
 
 def _eq18_sweep(ctx: Context, runs) -> dict[str, dict[str, Any]]:
     """The Ω statements of (18) over a sweep: the tail rate of G against w*²/(L(1+α*)²)."""
-    sweep = R.sub_sweep(ctx, {"L": [40, 400], "alpha": [1.0, 4.0], "wstar": [0.3, 0.49], "sigma": [1e-2]},
-                   {"L": [40, 400, 4000], "alpha": [0.5, 1.0, 4.0, 9.0], "wstar": [0.1, 0.2, 0.3, 0.4, 0.49, 0.54],
-                    "sigma": [1e-2, 1e-4]})
+    sweep = R.sub_sweep(ctx, {"L": [40, 80, 160, 400], "alpha": [1.0, 4.0], "wstar": [0.3, 0.49], "sigma": [1e-2]},
+                        {"L": [40, 100, 400, 1000, 4000], "alpha": [0.5, 1.0, 4.0, 9.0],
+                         "wstar": [0.1, 0.2, 0.3, 0.4, 0.49, 0.54], "sigma": [1e-2, 1e-4]})
     sweep_runs = R.runs_for(ctx, sweep, [R.CANONICAL])
 
     def tail_rate(r):
@@ -407,7 +408,7 @@ def _eq18_sweep(ctx: Context, runs) -> dict[str, dict[str, Any]]:
 
     return {"tail_rate_Omega": R.scaling_part(sweep_runs, tail_rate,
                                               lambda r: r.wstar**2 / (r.L * (1 + r.alpha) ** 2),
-                                              form="Omega", rate_name="w*²/(L(1+α*)²)")}
+                                              form="Omega", rate_name="w*²/(L(1+α*)²)", variables=(R.L_LIMIT,))}
 
 
 def check_eq18(ctx: Context) -> Outcome:

@@ -131,12 +131,14 @@ def _eq16_functions(ctx: Context, runs) -> dict[str, dict[str, Any]]:
     l2 = np.asarray(_forms()["T16_2"](0, 0, ws, al, 3.0, 0, w0, 1, BETA), float)
     parts = {"line1_ge_line2": A.function_part(l1, l2, {"wstar": ws, "alpha": al, "w0": w0}, relation=">=", role="chain",
                                                 statement="(16): first lower bound ≥ second, per (L-2), w(0) < w*/2")}
-    sweep = R.sub_sweep(ctx, {"L": [40, 400], "alpha": [1.0, 4.0], "wstar": [0.3, 0.49], "sigma": [1e-4, 1e-8]},
-                   {"L": [40, 400, 4000], "alpha": [0.5, 1.0, 4.0, 9.0], "wstar": [0.1, 0.2, 0.3, 0.4, 0.49],
-                    "sigma": [1e-2, 1e-4, 1e-6, 1e-8]})
+    sweep = R.sub_sweep(ctx, {"L": [40, 80, 160, 400], "alpha": [1.0, 4.0], "wstar": [0.3, 0.49],
+                              "sigma": [1e-2, 1e-3, 1e-4, 1e-6, 1e-9]},
+                        {"L": [40, 100, 400, 1000, 4000], "alpha": [0.5, 1.0, 4.0, 9.0],
+                         "wstar": [0.1, 0.2, 0.3, 0.4, 0.49], "sigma": [1e-2, 1e-3, 1e-4, 1e-6, 1e-8, 1e-10, 1e-12]})
     sweep_runs = R.runs_for(ctx, sweep, [R.CANONICAL])
     parts["T_w_half_Theta"] = R.scaling_part(sweep_runs, lambda r: r.event("T_w_half"), lambda r: r.scale,
-                                             form="Theta", rate_name="(1+α*)²L log(1/σ)/w*²")
+                                             form="Theta", rate_name="(1+α*)²L log(1/σ)/w*²",
+                                             variables=(R.L_LIMIT, R.SIGMA_LOG))
     return parts
 
 

@@ -29,6 +29,7 @@ import numpy as np
 import sympy as sp
 
 from checks import along, configurations
+from checks.asymptotics import Asymptotic
 from checks.claim import Context, Param
 from checks.status import Status, combine
 from derivations.errors import InvalidArgument, NumericalTrouble
@@ -44,6 +45,14 @@ CANONICAL = ("paper", "canonical")
 EQUILIBRIUM_FLOOR = 1e-7
 #: the proof's name T_1^h for the engine's T_o (Thm 4's T_o := T_1^h)
 ALIASES = {"T_1h": "T_o"}
+#: relative accuracy of a hitting time of these runs (rtol 1e-10, events to 1e-13): the error model of the
+#: limit decisions (checks.asymptotics), which also allow for the truncation of their corrections
+HITTING_TIME_REL_ERR = 1e-6
+#: the asymptotic variables of the proof's rates: L → ∞, σ → 0 with algebraic corrections (a rate without σ)
+#: or logarithmic ones with an O(σ) term beside them (a rate with ln(1/σ))
+L_LIMIT = Asymptotic("L", "inf", "algebraic")
+SIGMA_ALGEBRAIC = Asymptotic("sigma", "0", "algebraic")
+SIGMA_LOG = Asymptotic("sigma", "0", "log", extra=("x",))
 #: save grid in τ = t/S: evenly spaced on [0, 4] (the windows up to T_III) and log-spaced to the horizon
 N_LINEAR, LINEAR_END, N_LOG = 3000, 4.0, 1000
 #: runs integrated per batch
@@ -311,16 +320,20 @@ def canonical_runs(runs: list[Run]) -> list[Run]:
 
 
 def scaling_part(runs: list[Run], observe: Callable[[Run], float], rate: Callable[[Run], float], *,
-                 form: str, rate_name: str, role: str = "main") -> dict[str, Any]:
-    """A Θ/O/Ω statement over the canonical runs of a sweep (checks.scaling.scaling_fit)."""
+                 form: str, rate_name: str, variables: tuple, role: str = "main") -> dict[str, Any]:
+    """A Θ/O/Ω statement over the canonical runs of a sweep, decided in the limit along ``variables``
+    (``checks.asymptotics``); the log-log drift of the ratio (``checks.scaling``) is kept as evidence."""
+    from checks.asymptotics import decide
     from checks.scaling import scaling_fit
 
     runs = canonical_runs(runs)
     obs = np.array([observe(r) for r in runs], dtype=float)
     den = np.array([rate(r) for r in runs], dtype=float)
+    decision = decide(form, obs, den, [r.config for r in runs], variables=variables, rel_err=HITTING_TIME_REL_ERR)
     regs = {"L": [r.L for r in runs], "1+alpha": [1 + r.alpha for r in runs],
             "log(1/sigma)": [math.log(1 / r.sigma) for r in runs], "wstar": [r.wstar for r in runs]}
-    fit = scaling_fit(obs, den, regs, form=form, rate_name=rate_name, labels=[r.config for r in runs])
-    return {"status": fit.status, "role": role, "statement": f"{form}({rate_name})", "summary": fit.summary()
-            if fit.ratios.size else fit.reason, **fit.evidence()}
-
+    drift = scaling_fit(obs, den, regs, form=form.rstrip("~"), rate_name=rate_name, labels=[r.config for r in runs])
+    lo, hi = decision.constant_band()
+    return {"status": decision.status.value, "role": role, "statement": f"{form}({rate_name})",
+            "summary": decision.summary, "theta_constant": [lo, hi], "limit": decision.to_dict(),
+            "loglog_drift": drift.evidence()}

@@ -27,6 +27,9 @@ from typing import Any
 
 import numpy as np
 
+from checks.asymptotics import Asymptotic
+from checks.asymptotics import decide as decide_limit
+from checks.asymptotics import figure as limit_figure
 from checks.claim import Claim, Context, Outcome, Param
 from checks.registry import register
 from checks.scaling import scaling_fit
@@ -37,6 +40,20 @@ PAPER = "ih"
 QUICK_AXES = {"wstar": [0.3, 0.49], "L": [40, 400], "sigma": [1e-2, 1e-4], "alpha": [1.0, 4.0]}
 W_GRID = [0.05, 0.1, 0.2, 0.3, 0.35, 0.4, 0.45, 0.47, 0.49, 0.55, 0.6, 0.65, 0.7]
 FULL_AXES = {"wstar": W_GRID, "L": [40, 400, 4000], "sigma": [1e-2, 1e-4, 1e-6, 1e-8], "alpha": [0.5, 1.0, 4.0, 9.0]}
+#: the grids of the hitting-time Θ statements, decided in the limit (checks.asymptotics): geometric toward
+#: σ → 0 (ln(1/σ) spans a factor 4.5 at quick, 6 at full: the integrator carries ln w, so σ = 1e-12 costs
+#: no accuracy) and L → ∞ (a decade at quick, two at full), w* near both ends of (0, 1/√2), two or four α*
+LIMIT_QUICK = {"wstar": [0.1, 0.3, 0.49, 0.65], "L": [40, 80, 160, 400], "sigma": [1e-2, 1e-3, 1e-4, 1e-6, 1e-9],
+               "alpha": [1.0, 4.0]}
+LIMIT_FULL = {"wstar": [0.05, 0.1, 0.2, 0.3, 0.4, 0.49, 0.55, 0.6, 0.65, 0.7], "L": [40, 100, 400, 1000, 4000],
+              "sigma": [1e-2, 1e-3, 1e-4, 1e-6, 1e-8, 1e-10, 1e-12], "alpha": [0.5, 1.0, 4.0, 9.0]}
+#: the asymptotic variables of Theorem 4's rates, and the relative accuracy of a hitting time (DOPRI5 at
+#: rtol 1e-10 on (h, ln w) in τ = t/S, events located to 1e-13 in t: 1e-6 bounds the global error with room)
+#: the rate S carries ln(1/σ): its corrections are powers of 1/ln(1/σ), beside an algebraic O(σ) term
+LIMITS = (Asymptotic("sigma", "0", "log", extra=("x",)), Asymptotic("L", "inf", "algebraic"))
+#: a rate without σ (T_o = Θ(L)): the ratio's corrections in σ are algebraic
+LIMITS_NO_SIGMA = (Asymptotic("sigma", "0", "algebraic"), Asymptotic("L", "inf", "algebraic"))
+HITTING_TIME_REL_ERR = 1e-6
 #: reading name -> point entries; the first is canonical: every flow-mode shorthand of spec §2.7 on the
 #: canonical head-2 range, then the paper and balanced ODEs on the literal one (softmaxLL has none)
 READINGS = {name: {"mode": name} for name in S.FLOW_MODES} | {
@@ -149,6 +166,38 @@ def decide(fits: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return fits[CANONICAL].status if CANONICAL in fits else next(iter(fits.values())).status, evidence
 
 
+def limit_decision(res, rows, observed, rate, form: str = "Theta", variables=LIMITS):
+    """``observed = form(rate)`` over the rows of one reading, decided in the limit σ → 0 and L → ∞
+    (``checks.asymptotics``; one slice per value of the other parameters)."""
+    points = [{k: res.points[i][k] for k in SWEPT} for i in rows]
+    return decide_limit(form, observed, rate, points, variables=variables, rel_err=HITTING_TIME_REL_ERR)
+
+
+def _limit_outcome(ctx: Context, res, rows_by, observed_by, rate_by, *, quantity: str, rate_name: str,
+                   extras: dict[str, dict], form: str = "Theta", variables=LIMITS) -> Outcome:
+    """The verdict of a Θ statement decided in the limit on every reading (the canonical one decides)."""
+    decisions = {n: limit_decision(res, r, observed_by[n], rate_by[n], form, variables) for n, r in rows_by.items()}
+    canon = CANONICAL if CANONICAL in decisions else next(iter(decisions))
+    d = decisions[canon]
+    readings_ev = {n: {"limit": decisions[n].to_dict(),
+                       "loglog_drift": fit(res, r, observed_by[n], rate_by[n], form=form.rstrip("~"),
+                                           rate_name=rate_name).evidence(), **extras.get(n, {})}
+                   for n, r in rows_by.items()}
+    lo, hi = d.constant_band()
+    summary = (f"{canon}: {quantity}/{rate_name} in the limit σ → 0, L → ∞: {d.summary}"
+               + "".join(f"; {n}: {decisions[n].status.value}" for n in decisions if n != canon))
+    figs = [_fig_ratio(ctx, res, rows_by, {n: observed_by[n] / rate_by[n] for n in rows_by},
+                       f"{quantity}_over_{rate_name}.png".replace("/", "_"), f"{quantity} / {rate_name}")]
+    limit_fig = limit_figure(d, ctx.figure_path(f"{quantity}_limit.png"),
+                             title=f"{quantity}/{rate_name} ({canon}): {d.status.value}")
+    if limit_fig:
+        figs.append(str(limit_fig))
+    evidence = grid_evidence(ctx, res) | {"readings": readings_ev, "decision": "checks.asymptotics (in the limit)",
+                                          "theta_constant": {"reading": canon, "interval": [lo, hi]},
+                                          "relative_error_model": HITTING_TIME_REL_ERR}
+    return Outcome(d.status.value, summary, evidence, figs)
+
+
 def _fig_ratio(ctx: Context, res, rows_by, values_by, name: str, ylabel: str) -> str:
     """Ratio against L, one marker per reading, colour by w*."""
     import matplotlib
@@ -222,13 +271,9 @@ def derived_plateau(loss: str = "exp_simplified", law: str = "gaussian") -> dict
 def check_observation_time(ctx: Context) -> Outcome:
     """ih.thm4.observation_time: T_o := T_1^h = Θ(L); h(T_o) = h*, w(T_o) < 0.01w*."""
     res, rows_by = sweep(ctx)
-    fits, strict, extra = {}, {}, {}
+    extra = {}
     for name, rows in rows_by.items():
         T_o = res.events["T_o"][rows]
-        L = res.column("L", rows).astype(float)
-        fits[name] = PerWstarFit(T_o, L, regressors(res, rows, NO_WSTAR), res.column("wstar", rows),
-                                 labels(res, rows), "L")
-        strict[name] = fit(res, rows, T_o, L, rate_name="L").evidence()
         w_ratio = res.event_w["T_o"][rows] / res.column("wstar", rows)
         extra[name] = {"window_empty_points": int(np.sum(~np.isfinite(T_o))),
                        "w_over_wstar_at_T_o": {"min": float(np.nanmin(w_ratio)) if np.any(np.isfinite(w_ratio)) else None,
@@ -236,40 +281,21 @@ def check_observation_time(ctx: Context) -> Outcome:
                        "fraction_with_w_T_o_below_0.01wstar": float(np.mean(w_ratio < 0.01))}
     if _empty(res, rows_by.get(CANONICAL, next(iter(rows_by.values()))), "T_o"):
         return Outcome("outside-regime", "h never exceeds h* within the horizon", grid_evidence(ctx, res))
-    status, readings_ev = decide(fits)
-    for name in readings_ev:
-        readings_ev[name] |= extra[name] | {"uniform_in_wstar": strict[name]}
-    f = fits.get(CANONICAL) or next(iter(fits.values()))
-    summary = f"{next(iter(fits)) if CANONICAL not in fits else CANONICAL}: T_o/L in [{f.band[0]:.3g}, {f.band[1]:.3g}]; " \
-              f"{f.reason}; " + "; ".join(f"{n}: {fits[n].status} (T_o/L in [{fits[n].band[0]:.3g}, {fits[n].band[1]:.3g}])"
-                                         for n in fits if n != CANONICAL and fits[n].ratios.size)
-    fig = _fig_ratio(ctx, res, rows_by, {n: res.events["T_o"][r] / res.column("L", r) for n, r in rows_by.items()},
-                     "T_o_over_L.png", "T_o / L")
-    return Outcome(status, summary, grid_evidence(ctx, res) | {"readings": readings_ev}, [fig])
+    return _limit_outcome(ctx, res, rows_by, {n: res.events["T_o"][r] for n, r in rows_by.items()},
+                          {n: res.column("L", r).astype(float) for n, r in rows_by.items()},
+                          quantity="T_o", rate_name="L", extras=extra, variables=LIMITS_NO_SIGMA)
 
 
 def _time_claim(ctx: Context, event: str, extra_fn) -> Outcome:
+    """``event`` = Θ(S), S = (1+α*)² L ln(1/σ)/w*², decided in the limit σ → 0, L → ∞."""
     res, rows_by = sweep(ctx)
-    fits, extras = {}, {}
-    for name, rows in rows_by.items():
-        fits[name] = fit(res, rows, res.events[event][rows], res.S[rows])
-        extras[name] = extra_fn(res, rows)
-    status, ev = decide(fits)
-    for name in ev:
-        ev[name] |= extras[name]
-    canon = CANONICAL if CANONICAL in fits else next(iter(fits))
+    canon = CANONICAL if CANONICAL in rows_by else next(iter(rows_by))
     if _empty(res, rows_by[canon], event):
         return Outcome("outside-regime", f"{event} is reached at no grid point of the {canon} reading",
-                       grid_evidence(ctx, res) | {"readings": ev})
-    f = fits[canon]
-    worst = max(f.slopes.items(), key=lambda kv: abs(kv[1].estimate), default=(None, None))
-    summary = (f"{canon}: {event}/S in [{f.band[0]:.3g}, {f.band[1]:.3g}]"
-               + (f", drift along {worst[0]} {worst[1].estimate:+.2f} [{worst[1].low:+.2f}, {worst[1].high:+.2f}]"
-                  if worst[0] else "") + f" → {f.status}; "
-               + "; ".join(f"{n}: {fits[n].status}" for n in fits if n != canon))
-    fig = _fig_ratio(ctx, res, rows_by, {n: res.events[event][r] / res.S[r] for n, r in rows_by.items()},
-                     f"{event}_over_S.png", f"{event} / S")
-    return Outcome(status, summary, grid_evidence(ctx, res) | {"readings": ev}, [fig])
+                       grid_evidence(ctx, res) | {"readings": {n: extra_fn(res, r) for n, r in rows_by.items()}})
+    return _limit_outcome(ctx, res, rows_by, {n: res.events[event][r] for n, r in rows_by.items()},
+                          {n: res.S[r] for n, r in rows_by.items()}, quantity=event, rate_name="S",
+                          extras={n: extra_fn(res, r) for n, r in rows_by.items()})
 
 
 def _phase2_extra(res, rows) -> dict[str, Any]:
@@ -749,13 +775,13 @@ def _reg(claim_id, label, label_alt, kind, check, statement, cost, params=None):
 
 
 _reg("ih.thm4.observation_time", "[W] Thm 4; C.4 (T_o := T_1^h)", "[F] Thm 5.5; C.3", "claim",
-     check_observation_time, r"T_o:=T_1^h=\Theta(L),\quad h(T_o)=h^\star,\ w(T_o)<0.01w^\star", 2.9)
+     check_observation_time, r"T_o:=T_1^h=\Theta(L),\quad h(T_o)=h^\star,\ w(T_o)<0.01w^\star", 2.9, sweep_params(LIMIT_QUICK, LIMIT_FULL))
 _reg("ih.thm4.phase2", "[W] Thm 4, Phase II", "[F] Thm 5.5; C.3", "claim", check_phase2,
      r"T_{\rm II}:=\inf\{t>T_o:\mathcal L_{IH_2}(\theta(t))\le0.99\cdot\mathcal L_{IH_2}(\theta(T_o))\}"
-     r"=\Theta\big((\alpha^\star+1)^2L\log(1/\sigma_{\rm init})/w^{\star2}\big)", 3.0)
+     r"=\Theta\big((\alpha^\star+1)^2L\log(1/\sigma_{\rm init})/w^{\star2}\big)", 3.0, sweep_params(LIMIT_QUICK, LIMIT_FULL))
 _reg("ih.thm4.phase3", "[W] Thm 4, Phase III", "[F] Thm 5.5; C.3", "claim", check_phase3,
      r"T_{\rm III}:=\inf\{t>T_o:\mathcal L_{IH_2}(\theta(t))\le0.01\cdot\mathcal L_{IH_2}(\theta(T_o))\}"
-     r"=\Theta\big((\alpha^\star+1)^2L\log(1/\sigma_{\rm init})/w^{\star2}\big)", 3.4)
+     r"=\Theta\big((\alpha^\star+1)^2L\log(1/\sigma_{\rm init})/w^{\star2}\big)", 3.4, sweep_params(LIMIT_QUICK, LIMIT_FULL))
 _reg("ih.thm4.wkq_growth", "[W] Thm 4 (w_KQ growth); C.4", "[F] Thm 5.5; C.3", "claim", check_wkq_growth,
      r"w_{KQ}(t)=\sigma_{\rm init}\exp\Big(\Theta\Big(\frac{w^{\star2}t}{(1+\alpha^\star)^2L}\Big)\Big),\quad t<T_{\rm III}",
      1.7)

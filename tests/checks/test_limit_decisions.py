@@ -135,3 +135,27 @@ def test_too_few_points_is_inconclusive_and_bad_input_is_refused():
         decide("Big", [1.0], [1.0], [{"L": 1.0}], variables=[L_VAR])
     with pytest.raises(InvalidArgument, match="logarithmic depth"):
         SIGMA_VAR.depth(np.array([2.0]))
+
+
+@pytest.mark.parametrize("grid", [np.geomspace(40, 400, 7), np.geomspace(40, 1e4, 9), np.geomspace(40, 1e6, 12)])
+def test_deterministic_families(grid):
+    """Ratios without noise (ODE hitting times): the truncation of the limit model, not χ² at the
+    integrator's accuracy, decides whether it fits; slow drifts stay open, never called a limit."""
+    true = (1.3 * grid + 50, 1.3 * grid + 50 + 2000 / grid, grid - 20)
+    false = (grid * np.log(grid), grid**0.9, grid**0.97, grid * (1 + 0.1 * np.log(grid)),
+             grid * np.log(np.log(grid)), np.full(grid.size, 5.0))
+    for T in true:
+        assert _status("Theta", grid, T, grid, None, L_VAR) is Status.HOLDS
+    for T in false:
+        assert _status("Theta", grid, T, grid, None, L_VAR) is not Status.HOLDS
+    assert _status("Theta", grid, grid * np.log(grid), grid, None, L_VAR) is Status.FAILS
+
+
+def test_a_logarithmic_rate_with_an_algebraic_correction():
+    """T = a·ln(1/σ) + b + d·σ (an escape time) is Θ(ln(1/σ)); T = O(1) is not (r ∝ 1/ln(1/σ) → 0)."""
+    sigma = np.geomspace(1e-2, 1e-9, 5)
+    ell = np.log(1 / sigma)
+    var = Asymptotic("sigma", "0", "log", extra=("x",))
+    assert _status("Theta", sigma, 2 * ell + 3 + 5 * sigma, ell, None, var) is Status.HOLDS
+    assert _status("Theta", sigma, 3 + 0 * ell + sigma, ell, None, var) is Status.FAILS
+    assert _status("O", sigma, 3 + 0 * ell + sigma, ell, None, var) is Status.HOLDS
