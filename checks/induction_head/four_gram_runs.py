@@ -33,13 +33,13 @@ N_DENSE = 1500
 DENSE_END = 50.0
 
 
-def g4_params(quick: Mapping[str, tuple] = G4_QUICK) -> tuple[Param, ...]:
+def g4_params(quick: Mapping[str, tuple] = G4_QUICK, full: Mapping[str, tuple] = G4_FULL) -> tuple[Param, ...]:
     """The declared parameters of a 4-gram claim: the (L, α*, σ) grid and the reading flags.
 
     Defaults: L 40, α* 1, σ 0.01 and the canonical reading (head1_range canonical, init eq4).
     """
     defaults = {"L": 40, "alpha": 1.0, "sigma": 0.01}
-    numeric = tuple(Param(name, defaults[name], quick=quick[name], full=G4_FULL[name]) for name in CONFIG_NAMES)
+    numeric = tuple(Param(name, defaults[name], quick=quick[name], full=full[name]) for name in CONFIG_NAMES)
     return (*numeric,
             Param("head1_range", CANONICAL[0], quick=tuple(HEAD1_READINGS), full=tuple(HEAD1_READINGS),
                   choices=tuple(HEAD1_READINGS), doc="head 1's summation range"),
