@@ -28,7 +28,9 @@ s_i² = se_i² + (rel_err·r_i)² (Monte-Carlo standard errors; the integrator's
   power of the depth or of its logarithm (ln ln(1/σ) for a logarithmic variable).
 
 A model *fits* when its χ² is below the 99.9 % quantile of χ² with its degrees of freedom, or when
-every residual lies within ``TRUNCATION`` (2 %) of the spread of the values it fits: deterministic
+every value lies within ``TRUNCATION`` (2 %) of the model, relatively; a model that fits only by that
+allowance yields to a rival (limit against drift) whose largest residual is ``COMPARE`` (3) times
+smaller, since the data then prefer the rival's shape. Deterministic
 ratios (ODE hitting times, error 1e-9) carry the truncation of the asymptotic model, which χ² at the
 integrator's accuracy would count as misfit. Parameter errors are scaled by the Birge ratio
 √(χ²/dof) when it exceeds 1, so a model fitted through its truncation has honest intervals. The
@@ -39,7 +41,8 @@ limit r∞ has the interval r∞ ± (t·SE + truncation). On a slice the ratio
   model that fits has β's interval inside ±``BETA_RESOLUTION`` (0.05): the sweep resolves drifts
   that small and sees none (a drift interval away from 0 means the grid cannot tell; a wide one
   means the noise cannot: both ``inconclusive``);
-* **tends to 0** when a drift model fits with β < 0 (interval) and the limit model does not fit, its
+* **tends to 0** when the limit model fits with r∞ = 0 inside an interval below a tenth of every
+  observed ratio, or a drift model fits with β < 0 (interval) and the limit model does not fit, its
   r∞ interval reaches 0, or the data never come near r∞; **tends to ∞** likewise with β > 0;
 * is ``inconclusive`` otherwise (too few points, no model fits, both fit), with the reason.
 
@@ -70,10 +73,15 @@ from derivations.errors import InvalidArgument
 FORMS = ("Theta", "O", "Omega", "Theta~", "O~", "Omega~")
 #: χ² quantile below which a model fits its residuals
 FIT_LEVEL = 0.999
-#: a model whose residuals all lie within this fraction of the spread of the values it fits fits them:
+#: a model that every value lies within this relative distance of fits them:
 #: deterministic ratios (ODE hitting times) carry the truncation of the asymptotic model, far above the
 #: integrator's error, and the χ² test alone would reject every model
 TRUNCATION = 0.02
+#: a model that fits only within the truncation allowance yields to a rival whose residuals are this many
+#: times smaller (an exact 9.86 − 19.7/L is not a drift because a power law also passes within 2 %)
+COMPARE = 3.0
+#: a limit model whose r∞ interval holds 0 and lies below this fraction of every observed ratio says r → 0
+ZERO_FRACTION = 0.1
 #: confidence level of r∞'s and β's intervals
 LEVEL = 0.95
 #: fewest points a slice needs (the two-correction limit model has three parameters)
@@ -144,15 +152,29 @@ class Fit:
     se: np.ndarray
     chi2: float
     dof: int
-    #: the largest residual as a fraction of the spread of the fitted values
+    #: the largest residual relative to its value (a ratio), or absolute in log r (a drift: also relative)
     residual_fraction: float = 0.0
 
     @property
+    def fits_noise(self) -> bool:
+        """χ² below the FIT_LEVEL quantile (an exact fit with no dof fits trivially)."""
+        return self.dof <= 0 or self.chi2 <= stats.chi2.ppf(FIT_LEVEL, self.dof)
+
+    @property
     def fits(self) -> bool:
-        """χ² below the FIT_LEVEL quantile, or every residual within TRUNCATION of the values' spread
+        """Within the noise (χ²), or every value within TRUNCATION of the model, relatively
         (deterministic values: the model's own truncation, not the integrator, sets the residuals)."""
-        return (self.dof <= 0 or self.chi2 <= stats.chi2.ppf(FIT_LEVEL, self.dof)
-                or self.residual_fraction <= TRUNCATION)
+        return self.fits_noise or self.residual_fraction <= TRUNCATION
+
+    def competes(self, rivals: Sequence[Fit]) -> bool:
+        """Fits, and — where only the truncation allowance lets it fit — no rival fits far better: its
+        largest residual within COMPARE of the best rival's (else the data prefer the rival's shape)."""
+        if self.fits_noise:
+            return True
+        if not self.fits:
+            return False
+        best = min((r.residual_fraction for r in rivals if r.fits), default=math.inf)
+        return self.residual_fraction <= COMPARE * best
 
     def interval(self, k: int) -> tuple[float, float]:
         """The LEVEL interval of parameter ``k`` (Student t with the fit's dof, normal without)."""
@@ -162,10 +184,11 @@ class Fit:
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
         return {"model": self.name, "params": self.params.tolist(), "se": self.se.tolist(),
-                "chi2": self.chi2, "dof": self.dof, "fits": self.fits}
+                "chi2": self.chi2, "dof": self.dof, "fits": self.fits,
+                "largest_relative_residual": self.residual_fraction}
 
 
-def _wls(design: np.ndarray, y: np.ndarray, s: np.ndarray, name: str) -> Fit:
+def _wls(design: np.ndarray, y: np.ndarray, s: np.ndarray, name: str, scale_of=np.abs) -> Fit:
     w = 1.0 / s
     a, b = design * w[:, None], y * w
     params, *_ = np.linalg.lstsq(a, b, rcond=None)
@@ -175,8 +198,7 @@ def _wls(design: np.ndarray, y: np.ndarray, s: np.ndarray, name: str) -> Fit:
     cov = np.linalg.pinv(a.T @ a)
     # a fit that does not fit its residuals gets its parameter errors scaled up (Birge ratio)
     scale = max(1.0, chi2 / dof) if dof > 0 else 1.0
-    spread = float(np.ptp(y)) or 1.0
-    fraction = float(np.max(np.abs(y - design @ params))) / spread
+    fraction = float(np.max(np.abs(y - design @ params) / scale_of(y)))
     return Fit(name, params, np.sqrt(np.clip(np.diag(cov) * scale, 0, None)), chi2, dof, fraction)
 
 
@@ -259,21 +281,24 @@ def limit_of_ratio(x: Sequence[float], r: Sequence[float], se: Sequence[float] |
     out.r_inf, out.r_inf_interval, out.correction = float(limit_fit.params[0]), (lo, hi), float(limit_fit.params[1])
     # drifts: log r against log ℓ (a power of the depth), and log ln ℓ (a polylogarithm)
     log_r, log_s = np.log(rs), s / rs
-    drifts = [_wls(np.column_stack([one, np.log(ell)]), log_r, log_s, "A·ℓ^β")]
+    in_log = np.ones_like  # a residual of log r is already relative
+    drifts = [_wls(np.column_stack([one, np.log(ell)]), log_r, log_s, "A·ℓ^β", in_log)]
     if np.all(ell > 1.0):
-        drifts.append(_wls(np.column_stack([one, np.log(np.log(ell))]), log_r, log_s, "A·(ln ℓ)^β"))
+        drifts.append(_wls(np.column_stack([one, np.log(np.log(ell))]), log_r, log_s, "A·(ln ℓ)^β", in_log))
     out.fits += drifts
+    limit_ok = limit_fit.competes(drifts)
+    drift_ok = {d.name: d.competes([limit_fit]) for d in drifts}
     significant, unresolved = [], []
     for d in drifts:
         b_lo, b_hi = d.interval(1)
-        if d.fits and (b_lo > 0 or b_hi < 0):
+        if drift_ok[d.name] and (b_lo > 0 or b_hi < 0):
             significant.append((d, b_lo, b_hi))
-        elif d.fits and (b_lo < -BETA_RESOLUTION or b_hi > BETA_RESOLUTION):
+        elif drift_ok[d.name] and (b_lo < -BETA_RESOLUTION or b_hi > BETA_RESOLUTION):
             unresolved.append((d, b_lo, b_hi))
     if polylog_is_limit:
         significant = [t for t in significant if t[0].name != "A·(ln ℓ)^β"]
         unresolved = [t for t in unresolved if t[0].name != "A·(ln ℓ)^β"]
-        if not limit_fit.fits and any(d.fits for d in drifts if d.name == "A·(ln ℓ)^β"):
+        if not limit_ok and any(drift_ok[d.name] for d in drifts if d.name == "A·(ln ℓ)^β"):
             polylog = next(d for d in drifts if d.name == "A·(ln ℓ)^β")
             out.drift = {"model": polylog.name, "beta": float(polylog.params[1]), "interval": list(polylog.interval(1))}
             out.behaviour, out.reason = "limit", "a polylogarithmic drift, allowed by the Θ̃ form"
@@ -286,17 +311,21 @@ def limit_of_ratio(x: Sequence[float], r: Sequence[float], se: Sequence[float] |
     # a limit the sweep has reached: its deepest ratio within half the limit of it (else the data never
     # came near r∞ and the extrapolation, however well it fits, is not evidence of a positive limit)
     settled = math.isfinite(out.r_inf) and abs(rs[-1] - out.r_inf) <= 0.5 * abs(out.r_inf)
-    positive = limit_fit.fits and lo > 0 and math.isfinite(hi) and settled
+    positive = limit_ok and lo > 0 and math.isfinite(hi) and settled
     if not deep_enough:
         out.reason = (f"the sweep reaches ℓ_max/ℓ_min = {span:.3g} < {DEPTH_SPAN[variable.scale]:g} along "
                       f"{variable.name}: too shallow to tell a limit from a drift")
     elif positive and not significant and not unresolved:
         out.behaviour = "limit"
         out.reason = f"r → {out.r_inf:.4g} in [{lo:.4g}, {hi:.4g}]"
-    elif significant and (not limit_fit.fits or not settled or (lo <= 0 and out.drift["beta"] < 0)):
+    elif limit_ok and lo <= 0 < hi < ZERO_FRACTION * float(np.min(rs)):
+        out.behaviour = "to_zero"
+        out.reason = (f"r∞ = 0 within [{lo:.3g}, {hi:.3g}], below a tenth of every ratio of the sweep "
+                      f"(r ≈ {out.r_inf:.3g} + {out.correction:.3g}·u)")
+    elif significant and (not limit_ok or not settled or (lo <= 0 and out.drift["beta"] < 0)):
         out.behaviour = "to_zero" if out.drift["beta"] < 0 else "to_infinity"
         out.reason = (f"r ∝ {d.name.replace('A·', '')} with β = {out.drift['beta']:.3g} in [{b_lo:.3g}, {b_hi:.3g}]"
-                      + ("" if limit_fit.fits else "; no limit model fits"))
+                      + ("" if limit_ok else "; no limit model fits"))
     elif positive and significant:
         out.reason = (f"the grid cannot tell a limit (r∞ = {out.r_inf:.4g} in [{lo:.4g}, {hi:.4g}]) from a drift "
                       f"(β = {out.drift['beta']:.3g}): extend the sweep along {variable.name}")
@@ -304,7 +333,7 @@ def limit_of_ratio(x: Sequence[float], r: Sequence[float], se: Sequence[float] |
         d, b_lo, b_hi = unresolved[0]
         out.reason = (f"r∞ = {out.r_inf:.4g} in [{lo:.4g}, {hi:.4g}], but a drift {d.name} with β in "
                       f"[{b_lo:.3g}, {b_hi:.3g}] also fits: the noise leaves drifts beyond ±{BETA_RESOLUTION:g} open")
-    elif not limit_fit.fits and not any(d.fits for d in drifts):
+    elif not limit_ok and not any(drift_ok.values()):
         out.reason = "no model fits the residuals (a limit with one or two corrections, a power or polylog drift)"
     else:
         out.reason = (f"r∞ = {out.r_inf:.4g} in [{lo:.4g}, {hi:.4g}] reaches 0 or ∞ and no drift is significant: "

@@ -33,6 +33,7 @@ from checks.asymptotics import figure as limit_figure
 from checks.claim import Claim, Context, Outcome, Param
 from checks.registry import register
 from checks.scaling import scaling_fit
+from checks.status import combine
 from derivations.induction_head import symbols as S
 from numerics.stored import stored
 
@@ -366,14 +367,26 @@ def check_phase3(ctx: Context) -> Outcome:
 
 
 def growth_ratio(res, i, t_end: float, t_start: float = 0.0) -> tuple[float, float, float, float]:
-    """min, argmin t, max, argmax t of ln(w/σ)(1+α*)²L/(w*² t) over saved t ∈ (t_start, t_end)."""
+    """min, argmin t, max, argmax t of r(t) = ln(w/σ)(1+α*)²L/(w*² t) over t ∈ (t_start, t_end).
+
+    The saved times, and for a window from 0 also the limit t → 0⁺, r(0⁺) = (d ln w/dt)(0)·(1+α*)²L/w*²
+    from the flow at θ(0) (h = w = σ): a minimum over a save grid that starts at τ = 1e-8 would depend on
+    the grid, the limit does not.
+    """
+    from numerics.models.induction_head.stage2 import ih_velocity
+
     p = res.points[i]
     t = res.t(i)
     sel = (t > t_start) & (t < t_end) & np.isfinite(res.w[i])
     if not np.any(sel):
         return (math.nan,) * 4
-    r = np.log(res.w[i, sel] / p["sigma"]) * (1 + p["alpha"]) ** 2 * p["L"] / (p["wstar"] ** 2 * t[sel])
-    return float(r.min()), float(t[sel][r.argmin()]), float(r.max()), float(t[sel][r.argmax()])
+    scale = (1 + p["alpha"]) ** 2 * p["L"] / p["wstar"] ** 2
+    r, times = np.log(res.w[i, sel] / p["sigma"]) * scale / t[sel], t[sel]
+    if t_start == 0.0:
+        dw = ih_velocity(p["flow"], p["ih_model_range"], p["ih_loss"], p["tokens"])[1]
+        r0 = float(dw(p["sigma"], p["sigma"], float(p["L"]), p["alpha"], p["wstar"])) / p["sigma"] * scale
+        r, times = np.concatenate([[r0], r]), np.concatenate([[0.0], times])
+    return float(r.min()), float(times[r.argmin()]), float(r.max()), float(times[r.argmax()])
 
 
 def check_wkq_growth(ctx: Context) -> Outcome:
@@ -393,24 +406,32 @@ def check_wkq_growth(ctx: Context) -> Outcome:
         for wname, win in windows.items():
             stats = np.array([growth_ratio(res, i, win(i)[1], win(i)[0]) if np.isfinite(win(i)[1]) else (math.nan,) * 4
                               for i in rows])
-            lo = fit(res, rows, stats[:, 0], np.ones(len(rows)), form="Omega", rate_name="1")
-            hi = fit(res, rows, stats[:, 2], np.ones(len(rows)), form="O", rate_name="1")
-            status = "holds" if lo.status == hi.status == "holds" else "fails" if "fails" in (lo.status, hi.status) \
-                else "inconclusive"
-            per_window[wname] = {"status": status, "min_ratio": lo.evidence(), "max_ratio": hi.evidence(),
+            # Θ(1) of r uniformly in t: min_t r bounded below (Ω), max_t r bounded above (O), in the limit
+            # min_t r sits at t → 0⁺ (r(0⁺) ∝ h(0) = σ: algebraic in σ); max_t r near T_III, where ln(w/σ)
+            # and T_III both carry ln(1/σ) (corrections in 1/ln(1/σ))
+            lo = limit_decision(res, rows, stats[:, 0], np.ones(len(rows)), "Omega", LIMITS_NO_SIGMA)
+            hi = limit_decision(res, rows, stats[:, 2], np.ones(len(rows)), "O")
+            status = combine([lo.status, hi.status]).value
+            per_window[wname] = {"status": status, "min_ratio": lo.to_dict(), "max_ratio": hi.to_dict(),
+                                 "min_ratio_band": _band(stats[:, 0]), "max_ratio_band": _band(stats[:, 2]),
                                  "argmin_t_over_T_III": _band(stats[:, 1] / res.events["T_III"][rows]),
                                  "argmax_t_over_T_III": _band(stats[:, 3] / res.events["T_III"][rows])}
             statuses[(name, wname)] = (status, lo, hi)
         readings_ev[name] = per_window
     canon = CANONICAL if CANONICAL in rows_by else next(iter(rows_by))
     status, lo, hi = statuses[(canon, "(0,T_III)")]
-    if lo.ratios.size == 0:
+    if _empty(res, rows_by[canon], "T_III"):
         return Outcome("outside-regime", "T_III is reached at no grid point", grid_evidence(ctx, res))
-    summary = (f"{canon}, t ∈ (0, T_III): min_t r in [{lo.band[0]:.3g}, {lo.band[1]:.3g}] ({lo.status}: {lo.reason}), "
-               f"max_t r in [{hi.band[0]:.3g}, {hi.band[1]:.3g}] ({hi.status}); on [T_o, T_III): "
-               f"{statuses[(canon, '[T_o,T_III)')][0]}")
+    band_lo = readings_ev[canon]["(0,T_III)"]["min_ratio_band"]
+    band_hi = readings_ev[canon]["(0,T_III)"]["max_ratio_band"]
+    summary = (f"{canon}, t ∈ (0, T_III), in the limit σ → 0, L → ∞: min_t r in [{band_lo.get('min', math.nan):.3g}, "
+               f"{band_lo.get('max', math.nan):.3g}] — {lo.summary}; max_t r in [{band_hi.get('min', math.nan):.3g}, "
+               f"{band_hi.get('max', math.nan):.3g}] — {hi.summary}; on [T_o, T_III): {statuses[(canon, '[T_o,T_III)')][0]}")
+    figs = [str(f) for f in (limit_figure(lo, ctx.figure_path("min_ratio_limit.png"), title=f"min_t r ({canon})"),)
+            if f]
     return Outcome(status, summary, grid_evidence(ctx, res) | {
-        "ratio": "r(t) = ln(w(t)/σ)(1+α*)²L/(w*² t) on the saved log grid", "readings": readings_ev})
+        "ratio": "r(t) = ln(w(t)/σ)(1+α*)²L/(w*² t) on the saved log grid", "readings": readings_ev,
+        "decision": "checks.asymptotics (in the limit)"}, figs)
 
 
 # ----------------------------------------------------------------------------- Phase IV and its rates
@@ -784,7 +805,7 @@ _reg("ih.thm4.phase3", "[W] Thm 4, Phase III", "[F] Thm 5.5; C.3", "claim", chec
      r"=\Theta\big((\alpha^\star+1)^2L\log(1/\sigma_{\rm init})/w^{\star2}\big)", 3.4, sweep_params(LIMIT_QUICK, LIMIT_FULL))
 _reg("ih.thm4.wkq_growth", "[W] Thm 4 (w_KQ growth); C.4", "[F] Thm 5.5; C.3", "claim", check_wkq_growth,
      r"w_{KQ}(t)=\sigma_{\rm init}\exp\Big(\Theta\Big(\frac{w^{\star2}t}{(1+\alpha^\star)^2L}\Big)\Big),\quad t<T_{\rm III}",
-     1.7)
+     1.7, sweep_params(LIMIT_QUICK, LIMIT_FULL))
 _reg("ih.thm4.phase4", "[W] Thm 4, Phase IV; C.4", "[F] Thm 5.5; C.3", "claim", check_phase4,
      r"\mathcal L_{G_4}(\theta(t))=\mathcal O(1/t),\quad\mathcal L_{IH_2}(\theta(t))=\mathcal O\Big(\exp\Big(-\Omega"
      r"\Big(\frac{w^{\star2}t}{(1+\alpha^\star)^2L}\Big)\Big)\Big),\ t>T_{\rm III}", 2.3)
