@@ -17,10 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from checks.claim import Claim, Context, Outcome
+from checks.claim import Context, Outcome
 from checks import along as A
 from checks.induction_head import ih_proof_runs as R
-from checks.registry import register
 from derivations.induction_head import ih_proof as P
 from numerics.differences import central_jacobian
 
@@ -428,10 +427,7 @@ def check_eq18(ctx: Context) -> Outcome:
 # ----------------------------------------------------------------------------- registration
 
 
-def _register(claim_id: str, label: str, label_alt: str, check, statement: str, cost: float = 2.0,
-              params: tuple | None = None) -> None:
-    register(Claim(claim_id, PAPER, label, "claim", check, statement=statement, label_alt=label_alt,
-                   params=params or R.proof_params(), domain=R.domain(), doc=check.__doc__ or "", cost=cost))
+_register = R.register_proof_claim
 
 
 _register("ih.p1_1", "[W] C.3.2 (P1.1)", "[F] C.2", check_p1_1,

@@ -331,10 +331,7 @@ def check_simplification(ctx: Context) -> Outcome:
 # ----------------------------------------------------------------------------- registration
 
 
-def _register(claim_id: str, label: str, label_alt: str, check, statement: str, cost: float = 2.0,
-              params: tuple | None = None) -> None:
-    register(Claim(claim_id, PAPER, label, "claim", check, statement=statement, label_alt=label_alt,
-                   params=params or R.proof_params(), domain=R.domain(), doc=check.__doc__ or "", cost=cost))
+_register = R.register_proof_claim
 
 
 _register("ih.eq15", "[W] Eq. (15)", "[F] Eq. (27)", check_eq15,

@@ -266,6 +266,16 @@ def array_form(expr: sp.Expr, *names: str, name: str) -> Callable:
 # ----------------------------------------------------------------------------- the driver
 
 
+def register_proof_claim(claim_id: str, label: str, label_alt: str, check, statement: str, cost: float = 2.0,
+                         params: tuple | None = None) -> None:
+    """Register a proof-level claim of the IH head: the proof grid's parameters unless given, its domain."""
+    from checks.claim import Claim
+    from checks.registry import register
+
+    register(Claim(claim_id, "ih", label, "claim", check, statement=statement, label_alt=label_alt,
+                   params=params or proof_params(), domain=domain(), doc=check.__doc__ or "", cost=cost))
+
+
 def domain():
     """Validated numeric parameters of the proof-level claims."""
     from derivations.induction_head import symbols as S
