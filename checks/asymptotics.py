@@ -138,6 +138,13 @@ class Asymptotic:
             return np.log(base)
         return base
 
+    def correction(self) -> str:
+        """The leading correction u in words: ``1/ln(1/sigma)``, ``sigma``, ``1/L``, ``1/ln L``."""
+        base = self.name if self.toward == "0" else f"1/{self.name}"
+        if self.scale == "log":
+            return f"1/ln(1/{self.name})" if self.toward == "0" else f"1/ln {self.name}"
+        return base
+
     def describe(self) -> str:
         """E.g. ``sigma → 0 (logarithmic)``."""
         return f"{self.name} → {'0' if self.toward == '0' else '∞'} ({'logarithmic' if self.scale == 'log' else 'algebraic'})"
@@ -317,11 +324,11 @@ def limit_of_ratio(x: Sequence[float], r: Sequence[float], se: Sequence[float] |
                       f"{variable.name}: too shallow to tell a limit from a drift")
     elif positive and not significant and not unresolved:
         out.behaviour = "limit"
-        out.reason = f"r → {out.r_inf:.4g} in [{lo:.4g}, {hi:.4g}]"
+        out.reason = f"r → {out.r_inf:.4g} in [{lo:.4g}, {hi:.4g}] (r ≈ r∞ + {out.correction:.3g}·{variable.correction()})"
     elif limit_ok and lo <= 0 < hi < ZERO_FRACTION * float(np.min(rs)):
         out.behaviour = "to_zero"
         out.reason = (f"r∞ = 0 within [{lo:.3g}, {hi:.3g}], below a tenth of every ratio of the sweep "
-                      f"(r ≈ {out.r_inf:.3g} + {out.correction:.3g}·u)")
+                      f"(r ≈ {out.r_inf:.3g} + {out.correction:.3g}·{variable.correction()})")
     elif significant and (not limit_ok or not settled or (lo <= 0 and out.drift["beta"] < 0)):
         out.behaviour = "to_zero" if out.drift["beta"] < 0 else "to_infinity"
         out.reason = (f"r ∝ {d.name.replace('A·', '')} with β = {out.drift['beta']:.3g} in [{b_lo:.3g}, {b_hi:.3g}]"
