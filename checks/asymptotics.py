@@ -54,7 +54,9 @@ Forms: Θ holds with a positive limit and fails when r → 0 or ∞; O holds whe
 (positive, or 0) and fails when r → ∞; Ω holds with a positive limit or r → ∞ and fails when
 r → 0. Signed statements (T = −Θ(g)) are tested on −T. Θ̃/Õ/Ω̃ (polylogarithmic factors allowed)
 treat a polylogarithmic drift as a limit. A statement with several asymptotic variables holds when
-every slice along every variable holds, fails when one fails, and is ``inconclusive`` otherwise.
+every slice along every variable holds, fails when one fails, and is ``inconclusive`` otherwise; a
+slice where the quantity was not reached at enough points (NaN) is reported as unmeasured and left
+out (all slices unmeasured: ``inconclusive``).
 """
 
 from __future__ import annotations
@@ -234,6 +236,8 @@ class SliceDecision:
             "O": {"limit": Status.HOLDS, "to_zero": Status.HOLDS, "to_infinity": Status.FAILS},
             "Omega": {"limit": Status.HOLDS, "to_zero": Status.FAILS, "to_infinity": Status.HOLDS},
         }[base]
+        if self.behaviour == "unmeasured":
+            return Status.OUTSIDE  # nothing measured on this slice: it neither supports nor weakens
         return table.get(self.behaviour, Status.INCONCLUSIVE)
 
     def to_dict(self) -> dict[str, Any]:
@@ -268,6 +272,11 @@ def limit_of_ratio(x: Sequence[float], r: Sequence[float], se: Sequence[float] |
     s = np.sqrt(ses**2 + (rel_err * np.abs(rs)) ** 2)
     s = np.where(s > 0, s, np.finfo(float).tiny)
     out = SliceDecision(variable, fixed, xs, rs, s, "undecided", "")
+    if np.unique(ell).size < MIN_POINTS and np.unique(x).size >= MIN_POINTS:
+        out.behaviour = "unmeasured"
+        out.reason = (f"the quantity has no value at {int(np.sum(~keep))} of {x.size} points of the sweep "
+                      f"(not reached): {np.unique(ell).size} left, too few to decide")
+        return out
     if np.unique(ell).size < MIN_POINTS:
         out.reason = f"{np.unique(ell).size} distinct values of {variable.name} (need ≥ {MIN_POINTS})"
         return out
@@ -408,7 +417,7 @@ def decide(form: str, observed: Sequence[float], rate: Sequence[float], points: 
             slices.append(limit_of_ratio([points[i][var.name] for i in idx], ratio[idx], ratio_se[idx],
                                          variable=var, rel_err=rel_err, polylog_is_limit=form.endswith("~"),
                                          fixed=dict(zip(others, key, strict=True))))
-    statuses = [s.status(form) for s in slices]
+    statuses = [st for st in (s.status(form) for s in slices) if st is not Status.OUTSIDE]
     status = (Status.FAILS if Status.FAILS in statuses else
               Status.HOLDS if statuses and all(st is Status.HOLDS for st in statuses) else Status.INCONCLUSIVE)
     summary = _summary(form, status, slices)
@@ -419,7 +428,8 @@ def _summary(form: str, status: Status, slices: list[SliceDecision]) -> str:
     counts: dict[str, int] = {}
     for s in slices:
         counts[s.behaviour] = counts.get(s.behaviour, 0) + 1
-    words = {"limit": "settle", "to_zero": "tend to 0", "to_infinity": "grow without bound", "undecided": "undecided"}
+    words = {"limit": "settle", "to_zero": "tend to 0", "to_infinity": "grow without bound", "undecided": "undecided",
+             "unmeasured": "have too few values (not reached)"}
     parts = [f"{form} {status.value}: " + ", ".join(f"{n} slices {words[b]}" for b, n in counts.items())]
     limits = [s for s in slices if s.behaviour == "limit"]
     if limits:
@@ -442,7 +452,7 @@ def figure(decision: AsymptoticDecision, path, *, title: str = "", max_panels: i
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    order = {"to_zero": 0, "to_infinity": 0, "undecided": 1, "limit": 2}
+    order = {"to_zero": 0, "to_infinity": 0, "undecided": 1, "limit": 2, "unmeasured": 3}
     slices = sorted(decision.slices, key=lambda s: order[s.behaviour])[:max_panels]
     if not slices:
         return None
