@@ -159,3 +159,17 @@ def test_a_logarithmic_rate_with_an_algebraic_correction():
     assert _status("Theta", sigma, 2 * ell + 3 + 5 * sigma, ell, None, var) is Status.HOLDS
     assert _status("Theta", sigma, 3 + 0 * ell + sigma, ell, None, var) is Status.FAILS
     assert _status("O", sigma, 3 + 0 * ell + sigma, ell, None, var) is Status.HOLDS
+
+
+def test_slices_without_enough_values_are_unmeasured_not_undecided():
+    """A quantity not reached (NaN) at most points of one slice: that slice is left out, the others decide."""
+    x = np.geomspace(40, 1e4, 9)
+    pts = [{"L": float(v), "alpha": a} for a in (1.0, 4.0) for v in x]
+    T = np.array([1.5 * p["L"] + 20 for p in pts])
+    T[len(x):len(x) + 7] = np.nan  # alpha = 4: only two values
+    result = decide("Theta", T, np.array([p["L"] for p in pts]), pts, variables=[L_VAR])
+    assert [s.behaviour for s in result.slices] == ["limit", "unmeasured"]
+    assert result.status is Status.HOLDS and "not reached" in result.summary
+    T[:] = np.nan
+    T[0] = 1.0
+    assert decide("Theta", T, np.ones(T.size), pts, variables=[L_VAR]).status is Status.INCONCLUSIVE
