@@ -307,6 +307,8 @@ def limit_of_ratio(x: Sequence[float], r: Sequence[float], se: Sequence[float] |
     significant, unresolved = [], []
     for d in drifts:
         b_lo, b_hi = d.interval(1)
+        if limit_ok and -BETA_RESOLUTION < b_lo and b_hi < BETA_RESOLUTION:
+            continue  # resolved to below the resolution while a limit fits: the limit's own approach, not a drift
         if drift_ok[d.name] and (b_lo > 0 or b_hi < 0):
             significant.append((d, b_lo, b_hi))
         elif drift_ok[d.name] and (b_lo < -BETA_RESOLUTION or b_hi > BETA_RESOLUTION):
