@@ -56,7 +56,8 @@ r → 0. Signed statements (T = −Θ(g)) are tested on −T. Θ̃/Õ/Ω̃ (poly
 treat a polylogarithmic drift as a limit. A statement with several asymptotic variables holds when
 every slice along every variable holds, fails when one fails, and is ``inconclusive`` otherwise; a
 slice where the quantity was not reached at enough points (NaN) is reported as unmeasured and left
-out (all slices unmeasured: ``inconclusive``).
+out, and so is a slice that leaves the statement's regime (``decide(regime=...)``: σ → 0 at a fixed L
+leaves L = Ω(1/σ)); all slices left out: ``inconclusive``.
 """
 
 from __future__ import annotations
@@ -220,13 +221,17 @@ class SliceDecision:
     x: np.ndarray
     r: np.ndarray
     s: np.ndarray
-    behaviour: str  # "limit", "to_zero", "to_infinity", "undecided"
+    behaviour: str  # "limit", "to_zero", "to_infinity", "undecided", "unmeasured", "outside"
     reason: str
     r_inf: float = math.nan
     r_inf_interval: tuple[float, float] = (math.nan, math.nan)
     correction: float = math.nan
     drift: dict[str, Any] = field(default_factory=dict)
     fits: list[Fit] = field(default_factory=list)
+    #: the ratios' own standard errors (``s`` adds the relative accuracy)
+    se: np.ndarray | None = None
+    #: shallowest points left out because no model fitted them (``limit_of_ratio``)
+    dropped: int = 0
 
     def status(self, form: str) -> Status:
         """The status of ``form`` on this slice (module docstring)."""
@@ -236,7 +241,7 @@ class SliceDecision:
             "O": {"limit": Status.HOLDS, "to_zero": Status.HOLDS, "to_infinity": Status.FAILS},
             "Omega": {"limit": Status.HOLDS, "to_zero": Status.FAILS, "to_infinity": Status.HOLDS},
         }[base]
-        if self.behaviour == "unmeasured":
+        if self.behaviour in ("unmeasured", "outside"):
             return Status.OUTSIDE  # nothing measured on this slice: it neither supports nor weakens
         return table.get(self.behaviour, Status.INCONCLUSIVE)
 
@@ -245,7 +250,7 @@ class SliceDecision:
         return {"variable": self.variable.describe(), "fixed": self.fixed, "x": self.x.tolist(),
                 "ratio": self.r.tolist(), "error": self.s.tolist(), "behaviour": self.behaviour,
                 "reason": self.reason, "r_inf": self.r_inf, "r_inf_interval": list(self.r_inf_interval),
-                "correction_coefficient": self.correction, "drift": self.drift,
+                "correction_coefficient": self.correction, "drift": self.drift, "shallowest_dropped": self.dropped,
                 "fits": [f.to_dict() for f in self.fits]}
 
 
@@ -256,8 +261,34 @@ def limit_of_ratio(x: Sequence[float], r: Sequence[float], se: Sequence[float] |
 
     ``se`` are absolute standard errors of ``r`` (0 for deterministic values), ``rel_err`` the
     relative accuracy of every value (integration tolerance, event location); ``polylog_is_limit``
-    treats a polylogarithmic drift as a limit (Θ̃ statements).
+    treats a polylogarithmic drift as a limit (Θ̃ statements). When no model fits the whole sweep,
+    its shallowest points are dropped one at a time (they may precede the asymptotic regime) while
+    ``MIN_POINTS`` remain and the sweep keeps its ``DEPTH_SPAN``; the decision says how many.
     """
+    first = _limit_of_ratio(x, r, se, variable=variable, rel_err=rel_err, polylog_is_limit=polylog_is_limit,
+                            fixed=fixed)
+    out, dropped = first, 0
+    while out.behaviour == "undecided" and out.reason.startswith(NO_MODEL_FITS) and out.x.size > MIN_POINTS:
+        depth = variable.depth(out.x[1:])
+        if depth[-1] / depth[0] < DEPTH_SPAN[variable.scale]:
+            break
+        dropped += 1
+        out = _limit_of_ratio(out.x[1:], out.r[1:], out.se[1:], variable=variable, rel_err=rel_err,
+                              polylog_is_limit=polylog_is_limit, fixed=fixed)
+    if out.behaviour == "undecided":
+        return first
+    if dropped:
+        out.reason += f" (on the deepest {out.x.size} points: the shallowest {dropped} fit no model)"
+        out.dropped = dropped
+    return out
+
+
+NO_MODEL_FITS = "no model fits the residuals"
+
+
+def _limit_of_ratio(x: Sequence[float], r: Sequence[float], se: Sequence[float] | None = None, *,
+                    variable: Asymptotic, rel_err: float = 1e-6, polylog_is_limit: bool = False,
+                    fixed: Mapping[str, Any] | None = None) -> SliceDecision:
     x, r = np.asarray(x, dtype=float), np.asarray(r, dtype=float)
     se = np.zeros_like(r) if se is None else np.asarray(se, dtype=float)
     if not (x.shape == r.shape == se.shape) or x.ndim != 1:
@@ -271,7 +302,7 @@ def limit_of_ratio(x: Sequence[float], r: Sequence[float], se: Sequence[float] |
     xs, rs, ses, ell = x[keep][order], r[keep][order], se[keep][order], depth[order]
     s = np.sqrt(ses**2 + (rel_err * np.abs(rs)) ** 2)
     s = np.where(s > 0, s, np.finfo(float).tiny)
-    out = SliceDecision(variable, fixed, xs, rs, s, "undecided", "")
+    out = SliceDecision(variable, fixed, xs, rs, s, "undecided", "", se=ses)
     if np.unique(ell).size < MIN_POINTS and np.unique(x).size >= MIN_POINTS:
         out.behaviour = "unmeasured"
         out.reason = (f"the quantity has no value at {int(np.sum(~keep))} of {x.size} points of the sweep "
@@ -352,7 +383,7 @@ def limit_of_ratio(x: Sequence[float], r: Sequence[float], se: Sequence[float] |
         out.reason = (f"r∞ = {out.r_inf:.4g} in [{lo:.4g}, {hi:.4g}], but a drift {d.name} with β in "
                       f"[{b_lo:.3g}, {b_hi:.3g}] also fits: the noise leaves drifts beyond ±{BETA_RESOLUTION:g} open")
     elif not limit_ok and not any(drift_ok.values()):
-        out.reason = "no model fits the residuals (a limit with one or two corrections, a power or polylog drift)"
+        out.reason = NO_MODEL_FITS + " (a limit with one or two corrections, a power or polylog drift)"
     else:
         out.reason = (f"r∞ = {out.r_inf:.4g} in [{lo:.4g}, {hi:.4g}] reaches 0 or ∞ and no drift is significant: "
                       f"extend the sweep along {variable.name}")
@@ -389,12 +420,16 @@ class AsymptoticDecision:
 
 def decide(form: str, observed: Sequence[float], rate: Sequence[float], points: Sequence[Mapping[str, Any]], *,
            variables: Sequence[Asymptotic], se: Sequence[float] | None = None, rel_err: float = 1e-6,
-           sign: int = 1) -> AsymptoticDecision:
+           sign: int = 1, regime: Sequence[bool] | None = None, regime_name: str = "the hypotheses") -> AsymptoticDecision:
     """Decide ``observed = form(rate)`` over a sweep of ``points`` (dicts of parameters).
 
     For each asymptotic variable, the points are grouped into slices by the values of every other
     parameter; each slice is decided by :func:`limit_of_ratio`. ``sign=-1`` tests a signed statement
     (observed = −Θ(rate)) on −observed. ``se`` are the observed values' standard errors.
+
+    ``regime`` marks the points that meet the statement's hypotheses (e.g. L = Ω(1/σ) read as Lσ ≥ 1):
+    only they enter a slice, and a slice left with fewer than ``MIN_POINTS`` of them leaves the
+    regime along its variable (σ → 0 at fixed L) and is reported as outside it, not decided.
     """
     if form not in FORMS:
         raise InvalidArgument(f"form={form!r} is not one of {', '.join(FORMS)}")
@@ -406,6 +441,9 @@ def decide(form: str, observed: Sequence[float], rate: Sequence[float], points: 
     if not (obs.shape == den.shape == err.shape == (len(points),)):
         raise InvalidArgument("observed, rate, se and points must have one entry per sweep point")
     ratio, ratio_se = obs / den, err / np.abs(den)
+    inside = np.ones(len(points), dtype=bool) if regime is None else np.asarray(regime, dtype=bool)
+    if inside.shape != (len(points),):
+        raise InvalidArgument(f"regime must have one entry per sweep point ({len(points)}); got shape {inside.shape}")
     slices: list[SliceDecision] = []
     for var in variables:
         others = sorted({k for p in points for k in p} - {var.name})
@@ -415,10 +453,27 @@ def decide(form: str, observed: Sequence[float], rate: Sequence[float], points: 
                 raise InvalidArgument(f"point {dict(p)} has no value of the asymptotic variable {var.name!r}")
             groups.setdefault(tuple(p.get(k) for k in others), []).append(i)
         for key, idx in groups.items():
-            idx = np.array(idx)
+            fixed = dict(zip(others, key, strict=True))
+            kept = [i for i in idx if inside[i]]
+            if len(kept) < MIN_POINTS <= len(idx):
+                xs = np.array([points[i][var.name] for i in idx], dtype=float)
+                slices.append(SliceDecision(var, fixed, xs, ratio[idx], ratio_se[idx], "outside",
+                                            f"{len(kept)} of {len(idx)} points along {var.name} meet {regime_name}: "
+                                            f"the slice leaves the regime"))
+                continue
+            idx = np.array(kept if len(kept) < len(idx) else idx, dtype=int)
             slices.append(limit_of_ratio([points[i][var.name] for i in idx], ratio[idx], ratio_se[idx],
                                          variable=var, rel_err=rel_err, polylog_is_limit=form.endswith("~"),
-                                         fixed=dict(zip(others, key, strict=True))))
+                                         fixed=fixed))
+    return combine_slices(form, slices)
+
+
+def combine_slices(form: str, slices: Sequence[SliceDecision]) -> AsymptoticDecision:
+    """One decision of ``form`` from slices decided by :func:`limit_of_ratio`: fails when one slice
+    fails, holds when every measured slice holds, inconclusive otherwise (module docstring)."""
+    if form not in FORMS:
+        raise InvalidArgument(f"form={form!r} is not one of {', '.join(FORMS)}")
+    slices = list(slices)
     statuses = [st for st in (s.status(form) for s in slices) if st is not Status.OUTSIDE]
     status = (Status.FAILS if Status.FAILS in statuses else
               Status.HOLDS if statuses and all(st is Status.HOLDS for st in statuses) else Status.INCONCLUSIVE)
@@ -431,7 +486,7 @@ def _summary(form: str, status: Status, slices: list[SliceDecision]) -> str:
     for s in slices:
         counts[s.behaviour] = counts.get(s.behaviour, 0) + 1
     words = {"limit": "settle", "to_zero": "tend to 0", "to_infinity": "grow without bound", "undecided": "undecided",
-             "unmeasured": "have too few values (not reached)"}
+             "unmeasured": "have too few values (not reached)", "outside": "leave the regime of the hypotheses"}
     parts = [f"{form} {status.value}: " + ", ".join(f"{n} slices {words[b]}" for b, n in counts.items())]
     limits = [s for s in slices if s.behaviour == "limit"]
     if limits:
@@ -454,7 +509,7 @@ def figure(decision: AsymptoticDecision, path, *, title: str = "", max_panels: i
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    order = {"to_zero": 0, "to_infinity": 0, "undecided": 1, "limit": 2, "unmeasured": 3}
+    order = {"to_zero": 0, "to_infinity": 0, "undecided": 1, "limit": 2, "unmeasured": 3, "outside": 4}
     slices = sorted(decision.slices, key=lambda s: order[s.behaviour])[:max_panels]
     if not slices:
         return None

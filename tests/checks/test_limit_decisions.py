@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from checks.asymptotics import Asymptotic, decide, limit_of_ratio
 from checks.status import Status
+from derivations.errors import InvalidArgument
 
 L_VAR = Asymptotic("L", "inf", "algebraic")
 SIGMA_VAR = Asymptotic("sigma", "0", "log")
@@ -173,3 +174,39 @@ def test_slices_without_enough_values_are_unmeasured_not_undecided():
     T[:] = np.nan
     T[0] = 1.0
     assert decide("Theta", T, np.ones(T.size), pts, variables=[L_VAR]).status is Status.INCONCLUSIVE
+
+
+def test_slices_that_leave_the_regime_are_left_out_and_only_in_regime_points_decide():
+    """L = Ω(1/σ): a σ → 0 slice at fixed L leaves the regime Lσ ≥ 1 and is not decided; a slice whose
+    in-regime points settle holds even when its out-of-regime points (here T blowing up like 1/(Lσ)) would
+    make it drift."""
+    sigmas = np.geomspace(1e-1, 1e-5, 9)
+    pts = [{"L": L, "sigma": float(s)} for L in (10.0, 1e6) for s in sigmas]
+    T = np.array([3.0 + p["sigma"] + 1.0 / (p["L"] * p["sigma"]) ** 2 for p in pts])
+    regime = [p["L"] * p["sigma"] >= 1 for p in pts]
+    var = Asymptotic("sigma", "0", "algebraic")
+    with_regime = decide("O", T, np.ones(T.size), pts, variables=[var], regime=regime, regime_name="Lσ ≥ 1")
+    assert [s.behaviour for s in with_regime.slices] == ["outside", "limit"]
+    assert with_regime.status is Status.HOLDS and "leave the regime" in with_regime.summary
+    without = decide("O", T, np.ones(T.size), pts, variables=[var])
+    assert without.status is not Status.HOLDS  # the L = 10 slice, out of the regime, grows like 1/σ²
+    with pytest.raises(InvalidArgument, match="regime"):
+        decide("O", T, np.ones(T.size), pts, variables=[var], regime=regime[:-1])
+
+
+def test_pre_asymptotic_shallow_points_are_dropped_only_when_no_model_fits_the_whole_sweep():
+    """r ∝ x with its shallowest value off the power law (pre-asymptotic): no model fits all five points,
+    the deepest four grow like x, so r → ∞; the same with a settling tail still gives its limit. A sweep that a
+    model fits whole is never trimmed."""
+    x = np.geomspace(2.7, 1.6e5, 5)
+    var = Asymptotic("e^p", "inf", "algebraic")
+    growing = 0.5 * x
+    growing[0] = 3.8
+    grows = limit_of_ratio(x, growing, 0.01 * growing, variable=var)
+    assert grows.behaviour == "to_infinity" and grows.dropped == 1 and "shallowest 1" in grows.reason
+    settling = 4.8 - 3.0 / x
+    settling[0] = 0.2
+    settles = limit_of_ratio(x, settling, 0.01 * settling, variable=var)
+    assert settles.behaviour == "limit" and abs(settles.r_inf - 4.8) < 0.1
+    clean = limit_of_ratio(x, 4.8 - 3.0 / x, 0.01 * (4.8 - 3.0 / x), variable=var)
+    assert clean.behaviour == "limit" and clean.dropped == 0
