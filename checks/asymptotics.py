@@ -22,8 +22,9 @@ Models, fitted by weighted least squares with the error model
 s_i² = se_i² + (rel_err·r_i)² (Monte-Carlo standard errors; the integrator's relative accuracy):
 
 * limit:  r = r∞ + c₁u (and r∞ + c₁u + c₂u², whose r∞ differs from the first by the truncation
-  error, added to the interval), with an algebraic term d·x beside them where the variable declares
-  it (``Asymptotic.extra``): the ratio settles;
+  error, added to the interval, and so is the move of r∞ when the deeper half of a sweep of at least
+  2·``MIN_POINTS`` points is fitted alone), with an algebraic term d·x beside them where the variable
+  declares it (``Asymptotic.extra``): the ratio settles;
 * drift:  r = A·ℓ^β and r = A·(ln ℓ)^β: the ratio keeps moving, toward 0 (β < 0) or ∞ (β > 0) — a
   power of the depth or of its logarithm (ln ln(1/σ) for a logarithmic variable).
 
@@ -323,6 +324,13 @@ def _limit_of_ratio(x: Sequence[float], r: Sequence[float], se: Sequence[float] 
     limit_fit = first if first.fits else second
     out.fits = [first, second]
     truncation = abs(first.params[0] - second.params[0]) if first.fits else 0.0
+    half = rs.size // 2
+    if rs.size - half >= MIN_POINTS and limit_fit.fits:
+        # the limit must not depend on where the sweep starts: refit the deeper half, count the move
+        deep_cols = [one[half:], u[half:]] + ([u[half:] ** 2] if limit_fit is second else []) \
+            + [c[half:] for c in extra]
+        deep = _wls(np.column_stack(deep_cols), rs[half:], s[half:], limit_fit.name)
+        truncation = max(truncation, abs(deep.params[0] - limit_fit.params[0]))
     lo, hi = limit_fit.interval(0)
     lo, hi = lo - truncation, hi + truncation
     out.r_inf, out.r_inf_interval, out.correction = float(limit_fit.params[0]), (lo, hi), float(limit_fit.params[1])
