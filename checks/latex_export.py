@@ -1,9 +1,10 @@
 """``tdcheck latex``: a LaTeX document with the errata (every printed form whose verdict is ``differs`` or
-``fails``, beside the derived one, with its evidence), then, per formula, the label, the printed and
-derived forms and their difference."""
+``fails``, beside the derived one, with its evidence), the hidden constants of the Θ/O/Ω statements as
+fitted in the limit, then, per formula, the label, the printed and derived forms and their difference."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -110,6 +111,9 @@ def document(
             forms[claim.id] = formula_forms(claim, verdicts[claim.id].get("evidence", {}))
     if verdicts:
         parts.append(errata_section(claims, verdicts, forms))
+        constants = constants_section(claims, verdicts)
+        if constants:
+            parts.append(constants)
     for claim in claims:
         if not isinstance(claim.check, ItemCheck):
             continue
@@ -171,6 +175,63 @@ def errata_section(
             count += 1
     if not count:
         lines.append(r"\item None: no selected verdict is \emph{differs} or \emph{fails}.")
+    lines.append(r"\end{itemize}")
+    return "\n".join(lines) + "\n"
+
+
+FORM_LATEX = {"Theta": r"\Theta", "O": r"\mathcal O", "Omega": r"\Omega", "Theta~": r"\tilde\Theta",
+              "O~": r"\tilde{\mathcal O}", "Omega~": r"\tilde\Omega"}
+
+
+def limit_decisions(evidence: Any, path: str = "") -> list[tuple[str, Mapping[str, Any]]]:
+    """Every limit decision (``checks.asymptotics.AsymptoticDecision.to_dict``) inside a verdict's evidence,
+    with the path of keys that leads to it (which part of the claim it decides)."""
+    found: list[tuple[str, Mapping[str, Any]]] = []
+    if isinstance(evidence, Mapping):
+        if {"form", "decision", "constant_band", "slices"} <= set(evidence):
+            return [(path, evidence)]
+        for key, value in evidence.items():
+            found += limit_decisions(value, f"{path}.{key}" if path else str(key))
+    elif isinstance(evidence, list):
+        for k, value in enumerate(evidence[:200]):
+            found += limit_decisions(value, f"{path}[{k}]")
+    return found
+
+
+def constants_section(claims: list[Claim], verdicts: Mapping[str, Mapping[str, Any]]) -> str:
+    """The hidden constants of the Θ/O/Ω statements, fitted in the limit: per claim, its statement as
+    printed and, per limit decision, the form, the decision and the band of the fitted limits r∞ of the
+    ratio observed/rate over the slices where it settles (with their intervals)."""
+    lines = [r"\section*{Hidden constants, fitted in the limit}",
+             "Each entry: the statement as printed; for each of its asymptotic statements the decision and the "
+             r"fitted constant: the limit $r_\infty$ of observed/rate along every asymptotic variable, as the "
+             "smallest lower and the largest upper end of its intervals over the slices where it settles.",
+             r"\begin{itemize}"]
+    count = 0
+    for claim in claims:
+        record = verdicts.get(claim.id)
+        if not record:
+            continue
+        decisions = limit_decisions(record.get("evidence", {}))
+        if not decisions:
+            continue
+        lines.append(r"\item \texttt{%s} (%s), \textbf{%s}: %s" % (
+            _escape(claim.id), _escape("; ".join(p for p in (claim.label, claim.label_alt) if p)),
+            record.get("status", ""), _statement_latex(claim.statement) if claim.statement else ""))
+        lines.append(r"\begin{itemize}")
+        for path, d in decisions[:12]:
+            lo, hi = d.get("constant_band", [None, None])
+            settled = sum(1 for sl in d.get("slices", []) if sl.get("behaviour") == "limit")
+            band = (r"$r_\infty\in[%.4g,\ %.4g]$ over %d slices" % (lo, hi, settled)
+                    if isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and math.isfinite(lo)
+                    and math.isfinite(hi) else "no slice settles")
+            lines.append(r"\item %s: $%s$ \textbf{%s}; %s. %s" % (
+                _escape(path or "statement"), FORM_LATEX.get(d["form"], _escape(d["form"])), d["decision"], band,
+                r"\emph{Evidence:} " + _escape(_short_line(d.get("summary", ""), 300))))
+        lines.append(r"\end{itemize}")
+        count += 1
+    if not count:
+        return ""
     lines.append(r"\end{itemize}")
     return "\n".join(lines) + "\n"
 

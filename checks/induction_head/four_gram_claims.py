@@ -427,7 +427,8 @@ def check_eq9(ctx: Context) -> Outcome:
         if not slices:
             continue
         decision = combine_slices("O", slices)
-        extra[name] = {"summary": decision.summary, "constant_band": list(decision.constant_band())}
+        extra[name] = {"summary": decision.summary, "constant_band": list(decision.constant_band()),
+                       "limit": decision.to_dict()}
         fig = limit_figure(decision, ctx.figure_path(f"{name}_limit.png"), title=f"{title} as t → ∞")
         figures += [str(fig)] if fig else []
         summary += f"; {title}: {decision.summary}"

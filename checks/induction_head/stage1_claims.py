@@ -198,6 +198,7 @@ def check_stage1_rate(ctx: Context) -> Outcome:
     summary += (f"; init c2: K = g*σ/(L-2) = {min(c2):.3g}× the printed bound's constant 2α*g(0)/((1+α*)(L-2))"
                 if c2 else "")
     return Outcome(status, summary, {"symbolic": symbolic, "runs": records,
+                                     "limit": decision.to_dict() if decision is not None else None,
                                      "decision": "the limit t → ∞ of e^p̃·(dp̃/dt)/K (checks.asymptotics, corrections "
                                                  "1/t) exists on every run with K·t_end ≥ 100 and its interval holds 1",
                                      "asymptotic_regime": f"K·t_end ≥ {ASYMPTOTIC_KT:g}",

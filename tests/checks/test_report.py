@@ -238,3 +238,25 @@ def test_markdown_anchors_follow_github_and_number_repeats():
     from checks.report import markdown_anchors
 
     assert markdown_anchors(["ih.cf.M", "ih.cf.m", "ih.cf.L_IH2"]) == ["ihcfm", "ihcfm-1", "ihcfl_ih2"]
+
+
+def test_the_latex_lists_each_fitted_constant_beside_its_statement():
+    """A limit decision anywhere in a verdict's evidence appears with its form, decision and r∞ band
+    (T = 2.5·L + 7 is Θ(L) with r∞ = 2.5); a verdict without one is not listed."""
+    import numpy as np
+
+    from checks.asymptotics import Asymptotic, decide
+    from checks.latex_export import constants_section, document
+
+    L = np.geomspace(40, 4e4, 6)
+    decision = decide("Theta", 2.5 * L + 7, L, [{"L": float(x)} for x in L], variables=[Asymptotic("L")])
+    lo, hi = decision.constant_band()
+    assert lo <= 2.5 <= hi
+    claims = [_claim("ih.t", r"$$T_o=\Theta(L)$$"), _claim("ih.u", "no rate")]
+    records = {"ih.t": _verdict("ih.t", decision.status.value, evidence={"parts": {"T_o": {"limit": decision.to_dict()}}}).to_dict(),
+               "ih.u": _verdict("ih.u", "holds").to_dict()}
+    text = constants_section(claims, records)
+    assert r"\texttt{ih.t}" in text and r"\texttt{ih.u}" not in text
+    assert r"\Theta" in text and f"{lo:.4g}" in text and f"{hi:.4g}" in text and "parts.T\\_o.limit" in text
+    assert text in document(claims, records)
+    assert constants_section([claims[1]], records) == ""
