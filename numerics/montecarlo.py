@@ -527,13 +527,20 @@ class Enumeration:
         ``integrand(*points, params)``, a 1-D float64 array with one value per point.
     weights : array, optional
         Non-negative finite weights (probabilities up to a constant); uniform when omitted.
+    normalise : bool
+        True (default): the weights are probabilities up to a constant and the result is the
+        weighted mean ``sum_i w_i f_i / sum_i w_i``. False: the weights are a measure and the
+        result is the weighted sum ``sum_i w_i f_i`` (e.g. a sum over strata of per-stratum means,
+        :mod:`numerics.enumeration`).
 
     The weighted sum is compensated (Neumaier), and the result carries ``se = 0``.
     """
 
     method = "enumeration"
 
-    def __init__(self, points: Any, integrand: Callable[..., np.ndarray], weights: Any = None) -> None:
+    def __init__(
+        self, points: Any, integrand: Callable[..., np.ndarray], weights: Any = None, *, normalise: bool = True
+    ) -> None:
         if not callable(integrand):
             msg = f"integrand={integrand!r} is not callable; pass a function of (*points, params)"
             raise InvalidArgument(msg)
@@ -549,19 +556,21 @@ class Enumeration:
             w = np.ones(size)
         else:
             w = np.asarray(weights, dtype=np.float64)
-            if w.shape != (size,) or not np.all(np.isfinite(w)) or np.any(w < 0) or not w.sum() > 0:
-                msg = (f"weights (shape {w.shape}) must be {size} finite non-negative numbers with a "
-                       "positive sum, one per point")
+            if (w.shape != (size,) or not np.all(np.isfinite(w)) or np.any(w < 0)
+                    or (normalise and not w.sum() > 0)):
+                msg = (f"weights (shape {w.shape}) must be {size} finite non-negative numbers, one per point, "
+                       "with a positive sum when normalise=True")
                 raise InvalidArgument(msg)
         self.weights = np.ascontiguousarray(w)
+        self.normalise = bool(normalise)
 
     def estimate(self, params: Any = ()) -> Estimate:
-        """Return the exact weighted mean of the integrand at ``params``."""
+        """Return the exact weighted mean (``normalise=False``: weighted sum) of the integrand at ``params``."""
         values = _values(self.integrand, self.points, params, self.n)
         total, wsum, n_bad, first = _weighted_sums(values, self.weights)
         if n_bad:
             _non_finite(values, self.points, params, int(n_bad), int(first), f"over {self.n} points")
-        return Estimate(float(total / wsum), 0.0, self.n, self.method)
+        return Estimate(float(total / wsum if self.normalise else total), 0.0, self.n, self.method)
 
     def estimate_many(self, params_list: Iterable[Any]) -> list[Estimate]:
         """Return one exact estimate per parameter point."""
