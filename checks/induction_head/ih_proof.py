@@ -225,7 +225,8 @@ def _eq13_functions(ctx: Context, runs) -> dict[str, dict[str, Any]]:
                          "sigma": [1e-2, 1e-4, 1e-6, 1e-8, 1e-12]})
     sweep_runs = R.runs_for(ctx, sweep, [R.CANONICAL])
     parts["T1h_Theta_L"] = R.scaling_part(sweep_runs, lambda r: r.event("T_1h"), lambda r: float(r.L),
-                                          form="Theta", rate_name="L", variables=(R.L_LIMIT, R.SIGMA_ALGEBRAIC))
+                                          form="Theta", rate_name="L", variables=(R.L_LIMIT, R.SIGMA_ALGEBRAIC),
+                                          figure_path=ctx.figure_path("T1h_over_L_limit.png"))
     parts["T1h_Theta_L"]["vs_dv_hitting_times"] = [
         {**r.config, "T_1h": A.finite(r.event("T_1h")),
          "ratio_to_(L-2)ln(1/(1-sqrt(1-w*^4)))": A.finite(r.event("T_1h") / (
@@ -407,7 +408,8 @@ def _eq18_sweep(ctx: Context, runs) -> dict[str, dict[str, Any]]:
 
     return {"tail_rate_Omega": R.scaling_part(sweep_runs, tail_rate,
                                               lambda r: r.wstar**2 / (r.L * (1 + r.alpha) ** 2),
-                                              form="Omega", rate_name="w*²/(L(1+α*)²)", variables=(R.L_LIMIT,))}
+                                              form="Omega", rate_name="w*²/(L(1+α*)²)", variables=(R.L_LIMIT,),
+                                              figure_path=ctx.figure_path("tail_rate_limit.png"))}
 
 
 def check_eq18(ctx: Context) -> Outcome:

@@ -138,7 +138,8 @@ def _eq16_functions(ctx: Context, runs) -> dict[str, dict[str, Any]]:
     sweep_runs = R.runs_for(ctx, sweep, [R.CANONICAL])
     parts["T_w_half_Theta"] = R.scaling_part(sweep_runs, lambda r: r.event("T_w_half"), lambda r: r.scale,
                                              form="Theta", rate_name="(1+α*)²L log(1/σ)/w*²",
-                                             variables=(R.L_LIMIT, R.SIGMA_LOG))
+                                             variables=(R.L_LIMIT, R.SIGMA_LOG),
+                                             figure_path=ctx.figure_path("T_w_half_over_S_limit.png"))
     return parts
 
 

@@ -321,7 +321,8 @@ def run_claim(ctx: Context, evaluate: Callable[[Run], dict[str, dict[str, Any]]]
         "integrator": {"rtol": 1e-10, "atol": 1e-13, "point_tolerance": along.POINT_TOL,
                        "equilibrium_floor": EQUILIBRIUM_FLOOR},
     }
-    return Outcome(status, text, evidence)
+    figures = [p["figure"] for p in extra.values() if p.get("figure")]
+    return Outcome(status, text, evidence, figures)
 
 
 def canonical_runs(runs: list[Run]) -> list[Run]:
@@ -330,10 +331,11 @@ def canonical_runs(runs: list[Run]) -> list[Run]:
 
 
 def scaling_part(runs: list[Run], observe: Callable[[Run], float], rate: Callable[[Run], float], *,
-                 form: str, rate_name: str, variables: tuple, role: str = "main") -> dict[str, Any]:
+                 form: str, rate_name: str, variables: tuple, role: str = "main", figure_path=None) -> dict[str, Any]:
     """A Θ/O/Ω statement over the canonical runs of a sweep, decided in the limit along ``variables``
-    (``checks.asymptotics``); the log-log drift of the ratio (``checks.scaling``) is kept as evidence."""
-    from checks.asymptotics import decide
+    (``checks.asymptotics``); the log-log drift of the ratio (``checks.scaling``) is kept as evidence, and
+    the figure of the ratio against each variable is drawn at ``figure_path`` (``ctx.figure_path(...)``)."""
+    from checks.asymptotics import decide, figure
     from checks.scaling import scaling_fit
 
     runs = canonical_runs(runs)
@@ -344,6 +346,7 @@ def scaling_part(runs: list[Run], observe: Callable[[Run], float], rate: Callabl
             "log(1/sigma)": [math.log(1 / r.sigma) for r in runs], "wstar": [r.wstar for r in runs]}
     drift = scaling_fit(obs, den, regs, form=form.rstrip("~"), rate_name=rate_name, labels=[r.config for r in runs])
     lo, hi = decision.constant_band()
+    drawn = figure(decision, figure_path, title=f"{form}({rate_name}): {decision.status.value}") if figure_path else None
     return {"status": decision.status.value, "role": role, "statement": f"{form}({rate_name})",
             "summary": decision.summary, "theta_constant": [lo, hi], "limit": decision.to_dict(),
-            "loglog_drift": drift.evidence()}
+            "loglog_drift": drift.evidence(), "figure": str(drawn) if drawn else None}

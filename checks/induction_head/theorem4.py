@@ -405,7 +405,8 @@ def check_wkq_growth(ctx: Context) -> Outcome:
     summary = (f"{canon}, t ∈ (0, T_III), in the limit σ → 0, L → ∞: min_t r in [{band_lo.get('min', math.nan):.3g}, "
                f"{band_lo.get('max', math.nan):.3g}] — {lo.summary}; max_t r in [{band_hi.get('min', math.nan):.3g}, "
                f"{band_hi.get('max', math.nan):.3g}] — {hi.summary}; on [T_o, T_III): {statuses[(canon, '[T_o,T_III)')][0]}")
-    figs = [str(f) for f in (limit_figure(lo, ctx.figure_path("min_ratio_limit.png"), title=f"min_t r ({canon})"),)
+    figs = [str(f) for f in (limit_figure(lo, ctx.figure_path("min_ratio_limit.png"), title=f"min_t r ({canon})"),
+                             limit_figure(hi, ctx.figure_path("max_ratio_limit.png"), title=f"max_t r ({canon})"))
             if f]
     return Outcome(status, summary, grid_evidence(ctx, res) | {
         "ratio": "r(t) = ln(w(t)/σ)(1+α*)²L/(w*² t) on the saved log grid", "readings": readings_ev,
@@ -554,12 +555,14 @@ def check_scalings(ctx: Context) -> Outcome:
     status = combine([Status.FAILS if f.status is Status.FAILS else f.status for f in parts.values()]).value
     separation = float(np.max(np.array(wrate) / np.array(pdot)))
     summary = "; ".join(f"{k}: {f.summary}" for k, f in parts.items())
+    figures = [str(f) for k, (name, d) in enumerate(parts.items())
+               if (f := limit_figure(d, ctx.figure_path(f"scaling_{k}_limit.png"), title=f"{name}: {d.status.value}"))]
     return Outcome(status, summary + f"; max (|ẇ|/w)/|ṗ| = {separation:.2g}", {
         "budget": ctx.budget, "grid": grid, "canonical_reading": "ih_model_range=canonical, exp_simplified, paper ODE",
         "parts": {k: f.to_dict() for k, f in parts.items()}, "readings": readings_ev,
         "decision": "checks.asymptotics (in the limit σ → 0, L → ∞)",
         "max_wdot_over_w_divided_by_max_pdot": separation,
-        "note": "|ẇ|/w is the relative speed of w; the part '|ẇ| ∼ w' is read as |ẇ|/w = Θ(1)"})
+        "note": "|ẇ|/w is the relative speed of w; the part '|ẇ| ∼ w' is read as |ẇ|/w = Θ(1)"}, figures)
 
 
 # ----------------------------------------------------------------------------- derive-and-verify items
