@@ -293,6 +293,13 @@ def sweep_memory(quick: bool = False) -> Result:
                          "points that reached T_III": int(reached)})
 
 
+def rl_svm(quick: bool = False) -> Result:
+    """Hard-margin SVM on nearly collinear rows, ‖u*‖ up to 1.1e15: certified mpmath vs float64 SciPy."""
+    from svm_peer import svm_benchmark
+
+    return svm_benchmark("rl-svm", quick=quick)
+
+
 BENCHMARKS = {
     "ih-flow": ih_flow,
     "ih-sweep": ih_sweep,
@@ -301,4 +308,5 @@ BENCHMARKS = {
     "compile": compile_times,
     "sweep-memory": sweep_memory,
     "run-ih": run_ih,
+    "rl-svm": rl_svm,
 }
