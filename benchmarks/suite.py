@@ -217,6 +217,60 @@ def ih_sgd(quick: bool = False) -> Result:
                   target="≥3× PyTorch", met=bool(theirs / ours_s >= 3), extra=extra)
 
 
+#: the rl-gd configuration of issue #13: the paper's EP experiment (spec §2.10 G_X), N = 126, d = 12
+RL_GD = {"L_max": 6, "lam": 2.0, "eta": 0.1, "t0": 100, "steps": 20_000}
+
+
+def rl_gd(quick: bool = False) -> Result:
+    """Full-data two-phase GD of the regular-language model: the driver's compiled loop vs vectorised NumPy.
+
+    tdcheck: ``run_gd`` (the one driver, compiled loop, logging only the first and last step). Peers:
+    spec §10's ``gd`` vectorised over all samples in NumPy, with its scatter_add as ``np.add.at``
+    and as ``np.bincount``, and tdcheck's own Python loop (one kernel call per step) on the same
+    kernel. Same data, schedule and step count; the final θ must agree to rounding.
+    """
+    from numpy_peers import rl_gd_numpy
+
+    from numerics.models.regular_language import ep_data
+    from numerics.models.regular_language.gd import run_gd
+
+    L_max, lam, eta, t0, steps = (RL_GD[k] for k in ("L_max", "lam", "eta", "t0", "steps"))
+    data = ep_data(L_max)
+    d = data.dim
+    out = {}
+    repeats = 1 if quick else 3
+
+    def ours(compiled=True):
+        out[compiled] = run_gd(data, lam, eta, t0, steps, log=[steps], compiled=compiled)
+    ours_s = _best(ours, repeats)
+    python_s = _best(lambda: ours(compiled=False), repeats)
+    theta = out[True].meta["theta"]
+    identical = bool(np.array_equal(theta, out[False].meta["theta"]))
+    peers = [Peer("tdcheck, Python loop (a kernel call per step)", python_s, python_s / ours_s,
+                  f"{steps / python_s:.3g} steps/s; bit-identical: {identical}")]
+    deviation = {}
+    for scatter in ("add.at", "bincount"):
+        def peer(scatter=scatter):
+            out[scatter] = rl_gd_numpy(data.idx, data.length, data.y, data.weight, d, lam, eta, t0, steps,
+                                       scatter=scatter)
+        seconds = _best(peer, repeats)
+        u, W = out[scatter]
+        deviation[scatter] = float(np.max(np.abs(theta - np.concatenate([u, W.reshape(-1)]))))
+        peers.append(Peer(f"vectorised NumPy (§10 gd, scatter {scatter})", seconds, seconds / ours_s,
+                          f"{steps / seconds:.3g} steps/s"))
+    numpy_ratio = min(p.ratio for p in peers[1:])
+    scale = float(np.max(np.abs(theta)))
+    agree = max(deviation.values()) <= 1e-9 * max(scale, 1.0)
+    what = (f"EP full-batch two-phase GD, L_max={L_max} (N={data.n}, d={d}), λ={lam}, η={eta}, t0={t0}, "
+            f"{steps} steps")
+    return Result("rl-gd", what, ours_s, peers, target="≥20× vectorised NumPy (the faster variant)",
+                  met=bool(numpy_ratio >= 20 and agree and identical),
+                  extra={"tdcheck steps/s": steps / ours_s, "ratio to the faster NumPy": numpy_ratio,
+                         "max |θ_tdcheck − θ_numpy|": deviation, "max |θ|": scale,
+                         "agree to 1e-9·max(|θ|, 1)": agree, "compiled = Python loop bit for bit": identical,
+                         "final loss": float(out[True]["loss"][-1])})
+
+
 def _subprocess_seconds(code: str, env: dict) -> float:
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True)
@@ -305,6 +359,7 @@ BENCHMARKS = {
     "ih-sweep": ih_sweep,
     "ih-mc": ih_mc,
     "ih-sgd": ih_sgd,
+    "rl-gd": rl_gd,
     "compile": compile_times,
     "sweep-memory": sweep_memory,
     "run-ih": run_ih,

@@ -34,6 +34,13 @@
   index is a scalar state of shape (n,)) and the observers' values. An observer maps θ to a number
   (column ``name``), a pair (value, standard error) (columns ``name`` and ``name_se``) or a mapping
   of columns (the observer's name is then only a label).
+* Compiled runs: when ``gradient`` is a :class:`CompiledGradient` (a numba kernel
+  ``kernel(theta, grad, *args) -> loss`` and its extra arguments), ``data`` is None and the
+  optimiser is ``GD``, ``SGD``, ``Momentum`` or ``Adam``, the steps between two events (a logged
+  step, a phase switch) run inside one numba loop that calls the same kernels in the same order:
+  the iterates, the trajectory, the record and the errors are those of the Python loop, bit for
+  bit, and only ``meta["loop"]`` ("compiled" / "python") tells them apart. Any other optimiser
+  runs the Python loop, which calls the kernel once per step.
 * Failure: a non-finite parameter (checked after every update by the kernels), a non-finite loss
   returned by ``gradient`` or a non-finite observable raises
   :class:`~derivations.errors.NumericalTrouble` naming the step, the parameter block and the rate.
@@ -41,8 +48,8 @@
 
 The result is a :class:`numerics.trajectory.Trajectory`: ``t``, ``steps``, ``states``,
 ``observables``; ``meta`` holds the optimiser, the groups and their schedules, the clock, the
-logging schedule, the data source, the seed, the wall time and the final parameter vector
-(``meta["theta"]``), plus the caller's own ``meta`` entries.
+logging schedule, the data source, the seed, the loop that ran, the wall time and the final
+parameter vector (``meta["theta"]``), plus the caller's own ``meta`` entries.
 """
 
 from __future__ import annotations
@@ -55,9 +62,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numba import njit
+from numba.core.dispatcher import Dispatcher
+from numba.core.errors import TypingError
 
 from derivations.errors import InvalidArgument, NumericalTrouble, unknown_name
-from numerics.optim import AbstractOptimizer, optimizer_named
+from numerics.optim import (
+    GD,
+    SGD,
+    AbstractOptimizer,
+    Adam,
+    Momentum,
+    adam_update,
+    gd_update,
+    momentum_update,
+    optimizer_named,
+)
 from numerics.trajectory import Trajectory
 
 
@@ -288,6 +308,151 @@ def _log_schedule(log) -> LogSchedule:
 
 
 # ----------------------------------------------------------------------------------------------
+# Compiled gradients and the compiled loop
+
+
+@dataclass(frozen=True, eq=False)
+class CompiledGradient:
+    """A full-batch gradient that the driver can call from inside its own compiled loop.
+
+    ``kernel``: a numba-compiled function (``numerics._jit.jit``) ``kernel(theta, grad, *args) ->
+    loss`` that writes ∇L(θ) into every entry of ``grad`` (shape of θ; the buffer is reused from
+    step to step, so the kernel overwrites, never accumulates), returns L(θ) as a float, and
+    modifies nothing else; a non-finite result is its way to report trouble (kernels do not
+    raise). ``args``: the extra arguments (arrays, numbers), passed unchanged at every step.
+
+    Called as ``gradient(theta, batch=None) -> (loss, grad)`` it is also an ordinary gradient of
+    the Python loop (a fresh zeroed ``grad`` per call).
+    """
+
+    kernel: Any
+    args: tuple = ()
+
+    def __post_init__(self):
+        if not isinstance(self.kernel, Dispatcher):
+            raise InvalidArgument(
+                f"kernel={self.kernel!r} must be a numba-compiled function kernel(theta, grad, *args) "
+                "-> loss (decorate it with numerics._jit.jit)"
+            )
+        if not isinstance(self.args, tuple):
+            raise InvalidArgument(
+                f"args={type(self.args).__name__} must be a tuple of the kernel's extra arguments"
+            )
+
+    @property
+    def name(self) -> str:
+        """The kernel's qualified name, for messages and records."""
+        fn = self.kernel.py_func
+        return f"{fn.__module__}.{fn.__qualname__}"
+
+    def __call__(self, theta, batch=None) -> tuple[float, np.ndarray]:
+        """(L(θ), ∇L(θ)) from one kernel call; ``batch`` must be None (the gradient is full-batch)."""
+        if batch is not None:
+            raise InvalidArgument(
+                f"batch={type(batch).__name__} must be None: {self.name} is a full-batch gradient"
+            )
+        theta = np.ascontiguousarray(theta, dtype=np.float64)
+        grad = np.zeros(theta.shape)
+        return float(self.kernel(theta, grad, *self.args)), grad
+
+
+# The gradient kernel reaches the loop as an argument, so that one loop serves every kernel. numba
+# keys a cached function on its argument types, and the type of a dispatcher argument is the
+# dispatcher object of this process: an on-disk cache would gain an entry per process and never be
+# hit. The loops are therefore compiled once per process and kernel (about half a second).
+_loop_jit = njit(cache=False, error_model="numpy")  # a kernel argument defeats the disk cache (above)
+
+# Each loop runs ``n`` steps and returns (j, code, index, loss): code 0 — all n steps done;
+# 1 — the loss of step j is non-finite (θ is θ_j, not updated); 2 — update j made θ[index]
+# non-finite (θ is θ_{j+1}). The update kernels are those of numerics.optim, called with the
+# arguments the Python loop gives them.
+
+
+@_loop_jit
+def _gd_steps(theta, grad, lr, sign, kernel, args, n):
+    for j in range(n):
+        loss = kernel(theta, grad, *args)
+        if not math.isfinite(loss):
+            return j, 1, -1, loss
+        bad = gd_update(theta, grad, lr, sign)
+        if bad >= 0:
+            return j, 2, bad, loss
+    return n, 0, -1, 0.0
+
+
+@_loop_jit
+def _momentum_steps(theta, grad, lr, sign, kernel, args, n, done, buf, mu, dampening, nesterov, weight_decay):
+    for j in range(n):
+        loss = kernel(theta, grad, *args)
+        if not math.isfinite(loss):
+            return j, 1, -1, loss
+        first = done + j == 0
+        bad = momentum_update(theta, grad, lr, sign, buf, first, mu, dampening, nesterov, weight_decay)
+        if bad >= 0:
+            return j, 2, bad, loss
+    return n, 0, -1, 0.0
+
+
+@_loop_jit
+def _adam_steps(theta, grad, lr, sign, kernel, args, n, done, m, v, beta1, beta2, eps, weight_decay):
+    for j in range(n):
+        loss = kernel(theta, grad, *args)
+        if not math.isfinite(loss):
+            return j, 1, -1, loss
+        bad = adam_update(theta, grad, lr, sign, m, v, float(done + j + 1), beta1, beta2, eps, weight_decay)
+        if bad >= 0:
+            return j, 2, bad, loss
+    return n, 0, -1, 0.0
+
+
+class _CompiledLoop:
+    """Runs the steps between two events of :func:`train` in one call of a compiled loop."""
+
+    def __init__(self, gradient: CompiledGradient, opt: AbstractOptimizer, size: int):
+        self.gradient, self.opt = gradient, opt
+        self.grad = np.zeros(size)
+
+    def run(self, n: int, theta, lr, sign, state) -> tuple[int, int, int, float]:
+        """``n`` steps from the optimiser state ``state`` (advanced in place); see the loops' codes."""
+        opt, kernel, args = self.opt, self.gradient.kernel, self.gradient.args
+        common = (theta, self.grad, lr, sign, kernel, args, n)
+        try:
+            if isinstance(opt, Momentum):
+                out = _momentum_steps(*common, state["t"], state["buf"], opt.mu, opt.dampening,
+                                      bool(opt.nesterov), opt.weight_decay)
+            elif isinstance(opt, Adam):
+                beta1, beta2 = opt.betas
+                out = _adam_steps(*common, state["t"], state["m"], state["v"], beta1, beta2, opt.eps,
+                                  opt.weight_decay)
+            else:
+                out = _gd_steps(*common)
+        except TypingError as error:
+            types = ", ".join(type(a).__name__ for a in args)
+            first = str(error).strip().splitlines()[0]
+            raise InvalidArgument(
+                f"kernel {self.gradient.name} cannot be called as kernel(theta, grad, *args) with "
+                f"args of types ({types}) and return a float loss: {first}"
+            ) from None
+        j, code, bad, loss = (int(out[0]), int(out[1]), int(out[2]), float(out[3]))
+        state["t"] += j + (code == 2)  # updates applied, as the Python loop counts them
+        return j, code, bad, loss
+
+
+def _compiled_loop(gradient, opt: AbstractOptimizer, data, size: int) -> _CompiledLoop | None:
+    """Return the compiled loop for a :class:`CompiledGradient` and a known rule (None: the Python loop)."""
+    if not isinstance(gradient, CompiledGradient):
+        return None
+    if data is not None:
+        raise InvalidArgument(
+            f"data={type(data).__name__} must be None with a CompiledGradient ({gradient.name} "
+            "computes the full-batch gradient and takes no batch)"
+        )
+    if type(opt) not in (GD, SGD, Momentum, Adam):
+        return None  # a rule the compiled loop does not know: the Python loop calls the kernel
+    return _CompiledLoop(gradient, opt, size)
+
+
+# ----------------------------------------------------------------------------------------------
 # Validation helpers of the driver
 
 
@@ -479,7 +644,8 @@ def train(
     theta0
         Initial flat parameter vector (copied).
     gradient
-        ``gradient(theta, batch) -> grad`` or ``(loss, grad)``, grad of the shape of θ.
+        ``gradient(theta, batch) -> grad`` or ``(loss, grad)``, grad of the shape of θ; or a
+        :class:`CompiledGradient`, run in the compiled loop (module docstring).
     groups
         :class:`ParamGroup` s (disjoint); coordinates outside every group are frozen.
     optimizer
@@ -519,6 +685,7 @@ def train(
     if gradient is None or not callable(gradient):
         raise InvalidArgument(f"gradient={gradient!r} must be a callable gradient(theta, batch)")
     draw, rng, seed_info, data_kind = _data(data, seed)
+    loop = _compiled_loop(gradient, opt, data, size)
     names = [g.name for g, _ in pairs]
     if clock is None:
         clock = names[0]
@@ -556,9 +723,22 @@ def train(
         )
         return f"rates {rates}, optimizer {opt.info()}{small}"
 
+    def bad_loss(k: int, loss) -> NumericalTrouble:
+        return NumericalTrouble(
+            f"the loss became non-finite at step {k} (loss={float(loss)!r}; {context(k)}); lower the rate"
+        )
+
+    def bad_parameter(k: int, bad: int) -> NumericalTrouble:
+        return NumericalTrouble(
+            f"parameters became non-finite at step {k + 1}: {where(bad)} "
+            f"(theta[{bad}]={float(theta[bad])!r}) "
+            f"in group {pairs[owner[bad]][0].name!r}, rate {float(sign[bad] * lr[bad])!r} at step {k} "
+            f"({context(k)}); lower the rate"
+        )
+
     start = time.perf_counter()
-    next_switch = next_log = 0
-    for k in range(steps + 1):
+    k = next_switch = next_log = 0
+    while True:
         if k == switches[next_switch]:
             for group, idx in pairs:
                 lr[idx] = group.schedule.rate(k)
@@ -570,22 +750,25 @@ def train(
                 progress(k / steps if steps else 1.0, f"step {k}/{steps}")
         if k == steps:
             break
+        if loop is not None:  # every step up to the next switch or logged step in one compiled call
+            block = min(switches[next_switch], logs[next_log]) - k
+            j, code, bad, loss = loop.run(block, theta, lr, sign, state)
+            if code == 1:
+                raise bad_loss(k + j, loss)
+            if code == 2:
+                raise bad_parameter(k + j, bad)
+            k += j
+            continue
         loss, grad = _split(gradient(theta, draw(rng, k)))
         grad = np.ascontiguousarray(grad, dtype=np.float64)
         if grad.shape != theta.shape:
             raise InvalidArgument(f"gradient returned shape {grad.shape} for theta of shape {theta.shape}")
         if loss is not None and not math.isfinite(loss):
-            raise NumericalTrouble(
-                f"the loss became non-finite at step {k} (loss={float(loss)!r}; {context(k)}); lower the rate"
-            )
+            raise bad_loss(k, loss)
         bad = opt.update(theta, grad, lr, sign, state)
         if bad >= 0:
-            raise NumericalTrouble(
-                f"parameters became non-finite at step {k + 1}: {where(bad)} "
-                f"(theta[{bad}]={float(theta[bad])!r}) "
-                f"in group {pairs[owner[bad]][0].name!r}, rate {float(sign[bad] * lr[bad])!r} at step {k} "
-                f"({context(k)}); lower the rate"
-            )
+            raise bad_parameter(k, bad)
+        k += 1
     wall = time.perf_counter() - start
 
     record = {
@@ -599,6 +782,7 @@ def train(
         "log": schedule.info(),
         "data": data_kind,
         "seed": seed_info,
+        "loop": "python" if loop is None else "compiled",
         "wall_time_s": wall,
         "theta": theta,
         **(meta or {}),
