@@ -164,6 +164,17 @@ class ItemCheck:
                 (differing if self.canonical(formula.reading) else alternative).append(name)
             elif agreement.status != "exact" and self.canonical(formula.reading):
                 exact = False
+        for predicate in item.predicates:
+            # a printed statement over a finite set: compared on every case (exact, or the first counterexample)
+            agreement = predicate.verify()
+            record = {"label": predicate.label, "description": predicate.description, "kind": "predicate",
+                      **agreement.to_dict()}
+            if predicate.reading:
+                record["reading"] = dict(predicate.reading)
+            evidence["formulas"][predicate.id] = record
+            if not agreement.equal:
+                name = predicate.id.removeprefix(item.id + ".")
+                (differing if self.canonical(predicate.reading) else alternative).append(name)
         canonical_ids = {i.id for i in item.inequalities if self.canonical(i.reading)}
         for inequality in item.inequalities:
             local = {s: v for s, v in fixed.items() if s in inequality.domain.symbols}
@@ -193,12 +204,15 @@ class ItemCheck:
             mc_disagree += [check.name for r in records if not r["agrees_with_derived"]]
         extra_summary = ""
         if self.extra is not None:
+            # a second, numeric method: its parts that disagree with the derivation ("disagrees") make
+            # the item inconclusive, like a Monte-Carlo estimate that does
             extra = self.extra(ctx, item)
             extra_summary = extra.pop("summary", "")
+            mc_disagree += list(extra.pop("disagrees", []))
             evidence.update(extra)
         if item.notes:
             evidence["notes"] = item.notes
-        n_canonical = sum(self.canonical(f.reading) for f in item.formulas)
+        n_canonical = sum(self.canonical(f.reading) for f in [*item.formulas, *item.predicates])
         status, summary = decide(item, n_canonical, differing, failing, mc_disagree, deciding_certification, exact,
                                  n_inequalities=len(canonical_ids))
         if outside:
@@ -250,8 +264,9 @@ def decide(
     if failing:
         parts.append("fails: " + ", ".join(failing[:3]) + (" …" if len(failing) > 3 else ""))
     if mc_disagree:
-        # Monte-Carlo disagreeing with the derivation means the derivation (or the sampler) is wrong.
-        parts.append("Monte-Carlo disagrees with the derivation: " + ", ".join(sorted(set(mc_disagree))))
+        # a second method (Monte-Carlo, the numeric model) disagreeing with the derivation means the
+        # derivation (or the second method) is wrong: nothing is decided
+        parts.append("a second method disagrees with the derivation: " + ", ".join(sorted(set(mc_disagree))))
         return Status.INCONCLUSIVE.value, "; ".join(parts)
     if contradictions:
         parts.append("sampling and certification contradict each other on: " + ", ".join(contradictions))

@@ -102,6 +102,27 @@ PAPERS: dict[str, Paper] = {
             },
             styles={"paper": ":", "balanced": "--", "softmaxLL": "-."},
         ),
+        Paper(
+            prefix="rl",
+            title="How Transformers Learn Regular Language Recognition: A Theoretical Study on Training "
+                  "Dynamics and Implicit Bias",
+            reference="Huang, Liang, Yang, arXiv:2505.00926",
+            spec="regular-language.md",
+            checks="checks.regular_language",
+            symbols="derivations.regular_language.symbols:SYMBOL_NAMES",
+            # spec §2.9, canonical value first ("<int>" / "mp:<digits>": any integer d / any precision)
+            readings={
+                "ep_count": ("contiguous", "subsequence"), "boost_steps": ("t_lt_t0", "t_le_t0"),
+                "schedule": ("two_phase", "vanilla_eta", "vanilla_etalambda"), "cot_max_len": ("2L0-1", "2L0-2"),
+                "reg_max_len": ("L0-1", "L0"), "dim": ("2*maxlen", "<int>"), "sign_zero": ("+1", "count_as_error"),
+                "fig_attention_panel": ("weights", "raw_scores"),
+                "cot_after_ep_schedule": ("phase2", "two_phase_restart"), "precision": ("float64", "mp:<digits>"),
+                "position_range": ("le_L", "le_Lmax"), "phase1_t_range": ("all", "from1", "from3"),
+                "logistic_rhs": ("as_printed", "abs"), "phase2_T": ("min", "b2_rhs", "b6"),
+                "phase2_window": ("own", "zero_to_T", "t2_to_T"), "focus_reading": ("inequalities", "argmax"),
+                "automaton_start": ("t1", "t2"), "sec6_reading": ("descriptive", "slope_profile"),
+            },
+        ),
     )
 }
 

@@ -370,8 +370,9 @@ class Item:
     """One registered closed-form item of a paper (e.g. ``ih.cf.ratios``): its printed displays.
 
     ``formulas`` are the printed equalities (each compared with its derivation),
-    ``inequalities`` the printed inequalities between explicit functions on a region, and
-    ``notes`` what the item could not encode and why.
+    ``inequalities`` the printed inequalities between explicit functions on a region,
+    ``notes`` what the item could not encode and why, and ``predicates`` the printed statements
+    over a finite set of cases (:class:`derivations.predicates.Predicate`), compared on every case.
     """
 
     id: str
@@ -381,3 +382,4 @@ class Item:
     formulas: list[Formula] = field(default_factory=list)
     inequalities: list[RegionInequality] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    predicates: list = field(default_factory=list)

@@ -1,14 +1,14 @@
 """Derivations of "How Transformers Learn Regular Language Recognition" (prefix ``rl``; spec regular-language.md).
 
 Every closed-form and derive-and-verify item of spec §3 (``rl.cf.*``) has a builder returning a
-:class:`derivations.regular_language.predicates.PredicateItem` (an :class:`derivations.core.Item`
-that may also hold exhaustive predicates): the printed forms as SymPy (``stated``, with their
+:class:`derivations.core.Item` (whose ``predicates`` are exhaustive comparisons over finite sets,
+:mod:`derivations.predicates`): the printed forms as SymPy (``stated``, with their
 LaTeX), the same quantities derived from the definitions (``derived``: enumerated data, ``diff``
 of the loss, exact GD steps, series), and inequalities on their natural regions.
 
 Modules: ``symbols`` (symbols, LaTeX names, reading flags), ``data`` (strings, labels, weights),
 ``model`` (the transformer, loss, gradients), ``loss_gradient``, ``projections``, ``bounds``,
-``early_steps``, ``phase1``, ``w_norm``, ``reduced``, ``phase2``, ``cot``, ``series``, ``predicates``.
+``early_steps``, ``phase1``, ``w_norm``, ``reduced``, ``phase2``, ``cot``, ``series``.
 """
 
 from __future__ import annotations

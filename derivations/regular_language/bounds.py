@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations.core import Formula, RegionInequality
+from derivations.core import Formula, Item, RegionInequality
 from derivations.domain import Domain, Interval
 from derivations.regular_language import data as D
 from derivations.regular_language import model as M
-from derivations.regular_language.predicates import PredicateItem
 from derivations.regular_language.symbols import LAMBDA, J_prime, f, lam, parameter_domain, x, xp
 
 
@@ -24,7 +23,7 @@ def _norm(values) -> sp.Expr:
     return sp.sqrt(sp.Add(*[v**2 for v in values]))
 
 
-def item_softmax_lipschitz(lengths=(2, 3)) -> PredicateItem:
+def item_softmax_lipschitz(lengths=(2, 3)) -> Item:
     """rl.cf.softmax_lipschitz — Lemma A.1 and the inequality after it.
 
     Definition used: φ(v)_i = exp(v_i)/Σ_j exp(v_j) (Sec. 3), at temperature λ. The printed
@@ -63,7 +62,7 @@ def item_softmax_lipschitz(lengths=(2, 3)) -> PredicateItem:
                             "lim_{h->0} ‖φ((h, -h)/λ) - φ(0)‖/‖(h, -h)‖ = 1/(2λ): the bound 1/(2λ) is attained"))
     chain = _sample_chain()
     inequalities += chain
-    return PredicateItem("rl.cf.softmax_lipschitz", "Lemma A.1", "", "softmax Lipschitz constant", formulas,
+    return Item("rl.cf.softmax_lipschitz", "Lemma A.1", "", "softmax Lipschitz constant", formulas,
                          inequalities, notes=["sharp Lipschitz constant of v -> φ(v/λ) in the 2-norm: 1/(2λ)"])
 
 
@@ -118,7 +117,7 @@ def failure_set(reading: str = "as_printed") -> sp.Set:
     raise AssertionError("unreachable")
 
 
-def item_logistic_taylor() -> PredicateItem:
+def item_logistic_taylor() -> Item:
     """rl.cf.logistic_taylor — App. A, Eq. (2); the Lipschitz remark in the proof of Lemma B.2.
 
     Definitions used: J(x) = log(1 + e^{-x}), J' = -1/(1 + e^x) = -f(x). Printed: |J'(x) - J'(x')|
@@ -168,11 +167,11 @@ def item_logistic_taylor() -> PredicateItem:
                          description="derived (not printed): |e(x)| <= |x|³/48"),
     ]
     notes = [f"failure set of Eq. (2), logistic_rhs={r}: {sp.sstr(failure_set(r))}" for r in TAYLOR_RHS]
-    return PredicateItem("rl.cf.logistic_taylor", "App. A, Eq. (2)", "", "logistic Taylor bound", formulas,
+    return Item("rl.cf.logistic_taylor", "App. A, Eq. (2)", "", "logistic Taylor bound", formulas,
                          inequalities, notes=notes)
 
 
-def item_gradient_norm_bounds(max_len: int = 3) -> PredicateItem:
+def item_gradient_norm_bounds(max_len: int = 3) -> Item:
     """rl.cf.gradient_norm_bounds — App. A.1: "‖∇_u L_t‖ <= L_max and ‖∇_W L_t‖ <= ‖u_t‖L_max/λ".
 
     Definition used: Frobenius norms of ``diff`` of the enumerated EP loss at L_max = ``max_len``.
@@ -197,6 +196,6 @@ def item_gradient_norm_bounds(max_len: int = 3) -> PredicateItem:
                          u_norm * (max_len - 1) / (2 * lam), dom,
                          description="derived (not printed): ‖∇_W L‖ <= (L_max - 1)‖u‖/(2λ)"),
     ]
-    return PredicateItem("rl.cf.gradient_norm_bounds", "App. A.1", "", "gradient norm bounds", [], inequalities,
+    return Item("rl.cf.gradient_norm_bounds", "App. A.1", "", "gradient norm bounds", [], inequalities,
                          notes=["derived constants: ‖∇_u L‖ <= L_max (as printed); ‖∇_W L‖ <= (L_max-1)‖u‖/(2λ)",
                                 "300-draw property test with scales over 10^±2 and the largest ratios: numerics"])

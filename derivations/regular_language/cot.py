@@ -13,12 +13,12 @@ import math
 
 import sympy as sp
 
-from derivations.core import Formula
+from derivations.core import Formula, Item
 from derivations.domain import Domain
 from derivations.regular_language import data as D
 from derivations.regular_language import early_steps as E
 from derivations.regular_language import model as M
-from derivations.regular_language.predicates import Predicate, PredicateItem
+from derivations.predicates import Predicate
 from derivations.regular_language.symbols import check_reading, eta
 
 A, B = "a", "b"
@@ -88,7 +88,7 @@ def _inputs(lo: int, hi: int):
     return lambda: (s for n in range(lo, hi + 1) for s in D.strings(n))
 
 
-def item_cot_recurrences(max_len: int = 10) -> PredicateItem:
+def item_cot_recurrences(max_len: int = 10) -> Item:
     """rl.cf.cot_recurrences — Sec. 5.1 (automaton, Alg. 1), Sec. 5.2 (CoT, Fig. 1).
 
     Definitions used: the printed procedures (spec §2.7), run literally; ±1 encoding a = +1,
@@ -134,7 +134,7 @@ def item_cot_recurrences(max_len: int = 10) -> PredicateItem:
         lambda: [tuple("abb")], "the rolled-out w_5 of 'CoT on input abb, where L0 = 3' vs the parity of abb; the "
         "figure itself is not in the text (its CoT inputs are full_cot(abb) = abbba read as X^1 = abb, X^2 = abbb)",
         show=show))
-    return PredicateItem("rl.cf.cot_recurrences", "Sec. 5.1, Sec. 5.2, Fig. 1, Alg. 1", "", "CoT recurrences", [],
+    return Item("rl.cf.cot_recurrences", "Sec. 5.1, Sec. 5.2, Fig. 1, Alg. 1", "", "CoT recurrences", [],
                          predicates=predicates,
                          notes=["Alg. 1 at L = 1 runs no iteration and outputs y_0, which it never defines"])
 
@@ -155,7 +155,7 @@ def _truncated_product_form(X) -> tuple[int, ...]:
     return tuple(w)
 
 
-def item_cot_stationarity(L0_values=(3, 4)) -> PredicateItem:
+def item_cot_stationarity(L0_values=(3, 4)) -> Item:
     """rl.cf.cot_stationarity — derived; explains the Sec. 5.2 observation "the gradient vanishes".
 
     Definition used: L_CoT of Sec. 5.2 (lengths L0..L_max, CoT labels, no regulariser) on the
@@ -192,6 +192,6 @@ def item_cot_stationarity(L0_values=(3, 4)) -> PredicateItem:
                         f"rl.cf.cot_stationarity.with_regulariser.u1.l{p}{c}.{rtag}", "spec (as rl.cf.first_step)",
                         eta / 4 if p == 1 else sp.Integer(0), theta1[M.u_symbol(p, c)], E.ETA_DOMAIN,
                         "u_1 = (η/4)(E_1^a + E_1^b) with L_Reg", reading=regularised.reading))
-    return PredicateItem("rl.cf.cot_stationarity", "derived (Sec. 5.2)", "", "L_CoT stationary at 0", formulas,
+    return Item("rl.cf.cot_stationarity", "derived (Sec. 5.2)", "", "L_CoT stationary at 0", formulas,
                          predicates=predicates,
                          notes=["float64 drift from the exact stationary point over 2e4 steps: numerics"])

@@ -14,12 +14,11 @@ import functools
 
 import sympy as sp
 
-from derivations.core import Formula, RegionInequality
+from derivations.core import Formula, Item, RegionInequality
 from derivations.domain import Domain, Interval
 from derivations.regular_language import data as D
 from derivations.regular_language import model as M
 from derivations.regular_language import phase1 as P
-from derivations.regular_language.predicates import PredicateItem
 from derivations.regular_language.symbols import H, J_prime, check_reading, eta, f, lam
 
 ETA_DOMAIN = Domain({eta: Interval(0, 1)})
@@ -147,7 +146,7 @@ def first_step_formulas(dataset: D.Dataset, boost_steps: str, t0: int = 3) -> li
     return out
 
 
-def item_first_step(ep_lengths=(4, 6), cot_L0=(3, 4), t0: int = 3) -> PredicateItem:
+def item_first_step(ep_lengths=(4, 6), cot_L0=(3, 4), t0: int = 3) -> Item:
     """rl.cf.first_step — proofs of Lemma B.2 and Lemma C.2, t = 1.
 
     Definition used: one GD step from θ_0 = 0 on the enumerated loss (EP; CoT with L_Parity,
@@ -157,7 +156,7 @@ def item_first_step(ep_lengths=(4, 6), cot_L0=(3, 4), t0: int = 3) -> PredicateI
     """
     datasets = [D.ep_dataset(n) for n in ep_lengths] + [D.cot_dataset(L0) for L0 in cot_L0]
     formulas = [f for ds in datasets for b in ("t_lt_t0", "t_le_t0") for f in first_step_formulas(ds, b, t0)]
-    return PredicateItem("rl.cf.first_step", "proofs of Lemma B.2 / C.2, t = 1", "", "first GD step", formulas,
+    return Item("rl.cf.first_step", "proofs of Lemma B.2 / C.2, t = 1", "", "first GD step", formulas,
                          notes=["60-digit comparison with full-enumeration GD on G_STEP: numerics"])
 
 
@@ -291,7 +290,7 @@ def b2_attention_formulas(dataset: D.Dataset, t0: int = 3) -> list[Formula]:
     return out
 
 
-def item_second_step(ep_lengths=(4, 6), cot_L0=(3,), t0_values=(3, 1)) -> PredicateItem:
+def item_second_step(ep_lengths=(4, 6), cot_L0=(3,), t0_values=(3, 1)) -> Item:
     """rl.cf.second_step — proofs of Lemma B.2 and Lemma C.2, t = 2.
 
     Definition used: two exact GD steps from θ_0 = 0 (EP, and CoT with L_Parity). Derived: u_2
@@ -312,5 +311,5 @@ def item_second_step(ep_lengths=(4, 6), cot_L0=(3,), t0_values=(3, 1)) -> Predic
         if ds.L0 is None:
             formulas += b2_attention_formulas(ds)
         inequalities += second_step_inequalities(ds)
-    return PredicateItem("rl.cf.second_step", "proofs of Lemma B.2 / C.2, t = 2", "", "second GD step", formulas,
+    return Item("rl.cf.second_step", "proofs of Lemma B.2 / C.2, t = 2", "", "second GD step", formulas,
                          inequalities, notes=["W_3 from 60-digit GD on G_STEP: numerics"])

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations.core import Formula
+from derivations.core import Formula, Item
 from derivations.regular_language import data as D
 from derivations.regular_language import model as M
-from derivations.regular_language.predicates import Predicate, PredicateItem
+from derivations.predicates import Predicate
 from derivations.regular_language.symbols import READINGS, eta, lam, parameter_domain
 
 
-def item_model_loss(ep_lengths=range(1, 7), cot_L0=(3, 4), general_max_len: int = 3) -> PredicateItem:
+def item_model_loss(ep_lengths=range(1, 7), cot_L0=(3, 4), general_max_len: int = 3) -> Item:
     """rl.cf.model_loss — Sec. 3 "One-layer transformer", "Learning objective"; App. A.1.
 
     Definition used (spec §2.3–2.5): L = Σ_{L=1}^{L_max} 2^{-L} Σ_{n∈I_L} J(y_n T_θ(X^{(n)})) over
@@ -52,7 +52,7 @@ def item_model_loss(ep_lengths=range(1, 7), cot_L0=(3, 4), general_max_len: int 
         f"L_max = {general_max_len}",
         latex=r"\sum_{L=1}^{L_{\max}}\frac{1}{|I_L|}\sum_{n\in I_L}\log\left(1+\exp\left(-y_n\mathsf T_\theta"
               r"(X^{(n)})\right)\right)"))
-    return PredicateItem("rl.cf.model_loss", "Sec. 3; App. A.1", "", "model and loss", formulas,
+    return Item("rl.cf.model_loss", "Sec. 3; App. A.1", "", "model and loss", formulas,
                          notes=["Monte-Carlo cross-check and vectorised vs per-sample implementations: "
                                 "numerics layer"])
 
@@ -74,7 +74,7 @@ def _pair_counts(s, mode: str) -> tuple[int, int]:
     return ab, ba
 
 
-def item_ep_label(max_len: int = 12) -> PredicateItem:
+def item_ep_label(max_len: int = 12) -> Item:
     """rl.cf.ep_label — Sec. 3: EP "is equivalent to determining whether the first and last tokens … are equal".
 
     Definition used (spec §2.1, flag ``ep_count``): y = +1 iff N_P is even, N_P counted literally
@@ -93,7 +93,7 @@ def item_ep_label(max_len: int = 12) -> PredicateItem:
             lambda s, m=mode: _pair_counts(s, m), lambda: [tuple("aabba")],
             f"'in the sequence X = aabba, there is one ab and one ba': (ab, ba) counted {mode}",
             r"X=aabba:\ \#ab=1,\ \#ba=1", {"ep_count": mode}, show="".join))
-    return PredicateItem("rl.cf.ep_label", "Sec. 3", "", "EP label = first token vs last token", [],
+    return Item("rl.cf.ep_label", "Sec. 3", "", "EP label = first token vs last token", [],
                          predicates=predicates)
 
 
@@ -117,7 +117,7 @@ def dT_ds_formulas(length: int = 4) -> list[Formula]:
     return out
 
 
-def item_gradient(max_len: int = 3, template_length: int = 4) -> PredicateItem:
+def item_gradient(max_len: int = 3, template_length: int = 4) -> Item:
     """rl.cf.gradient — App. A.1, gradient display.
 
     Definition used: the chain rule through the softmax applied to rl.cf.model_loss, i.e. ``diff``
@@ -144,7 +144,7 @@ def item_gradient(max_len: int = 3, template_length: int = 4) -> PredicateItem:
                                 stated, derived, parameter_domain(stated.free_symbols | derived.free_symbols),
                                 f"printed ∇_W L at (E_{kp}^{kc}, E_{qp}^{qc}) vs ∂L/∂{sym.name}",
                                 latex=GRAD_W_LATEX))
-    return PredicateItem("rl.cf.gradient", "App. A.1", "", "gradients", formulas,
+    return Item("rl.cf.gradient", "App. A.1", "", "gradients", formulas,
                          notes=["finite-difference, complex-step and autodiff comparisons over all d + d² "
                                 "coordinates at L_max = 6: numerics layer"])
 
@@ -167,7 +167,7 @@ W_STEP = {"phase1": eta * lam, "phase2": eta, "vanilla_eta": eta, "vanilla_etala
 K_RATE = {"phase1": eta / lam, "phase2": eta / lam**2, "vanilla_eta": eta / lam**2, "vanilla_etalambda": eta / lam}
 
 
-def item_effective_rate(max_len: int = 2) -> PredicateItem:
+def item_effective_rate(max_len: int = 2) -> Item:
     """rl.cf.effective_rate — derived from the Sec. 3 schedule.
 
     With K = W/λ, ∇_W L = λ^{-1} ∇_K L̃ where L̃(u, K) = L(u, λK). The W step of each schedule,
@@ -189,4 +189,4 @@ def item_effective_rate(max_len: int = 2) -> PredicateItem:
                 parameter_domain(stated.free_symbols | derived.free_symbols),
                 f"K-step -({sp.sstr(K_RATE[mode])}) ∂L̃/∂K vs (W-step with factor {sp.sstr(factor)})/λ",
                 reading={"schedule": "two_phase" if mode.startswith("phase") else mode}))
-    return PredicateItem("rl.cf.effective_rate", "Sec. 3 schedule", "", "effective logit rate", formulas)
+    return Item("rl.cf.effective_rate", "Sec. 3 schedule", "", "effective logit rate", formulas)

@@ -23,12 +23,12 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from derivations.core import Formula
+from derivations.core import Formula, Item
 from derivations.domain import Domain, Interval
 from derivations.regular_language import data as D
 from derivations.regular_language import model as M
 from derivations.regular_language import series as S
-from derivations.regular_language.predicates import Predicate, PredicateItem
+from derivations.predicates import Predicate
 from derivations.regular_language.symbols import H, eta, f, lam, parameter_domain, tau
 
 
@@ -108,7 +108,7 @@ def _map_domain(*exprs) -> Domain:
     return parameter_domain(set().union(*(e.free_symbols for e in exprs)))
 
 
-def item_lambda_inf_recursion(ep_lengths=(6,), cot=((4, "2L0-1"), (4, "2L0-2")), small: int = 2) -> PredicateItem:
+def item_lambda_inf_recursion(ep_lengths=(6,), cot=((4, "2L0-1"), (4, "2L0-2")), small: int = 2) -> Item:
     """rl.cf.lambda_inf_recursion — derived λ -> ∞ phase-1 map Φ_∞ (spec; relates to Thm 4.1, 5.1).
 
     Definition used: the limit λ -> ∞ at fixed (μ, W) of one phase-1 step of GD (W step ηλ),
@@ -144,7 +144,7 @@ def item_lambda_inf_recursion(ep_lengths=(6,), cot=((4, "2L0-1"), (4, "2L0-2")),
                                         f"EP closed form (L_max = {ds.max_len}) vs the CoT step, {ds.name}",
                                         reading=ds.reading))
     formulas += homogeneity_formulas(3) + limit_formulas(small)
-    return PredicateItem("rl.cf.lambda_inf_recursion", "derived (λ -> ∞ phase-1 map)", "", "λ -> ∞ map", formulas,
+    return Item("rl.cf.lambda_inf_recursion", "derived (λ -> ∞ phase-1 map)", "", "λ -> ∞ map", formulas,
                          notes=["comparison of the iterated map with full GD on G_LIM and at λ = 1e8: numerics",
                                 "phase 2 / vanilla_eta W increments carry an extra factor 1/λ"])
 
@@ -324,7 +324,7 @@ def rate_claims(dataset: D.Dataset) -> list[RateClaim]:
     return out
 
 
-def item_phase1_expansion(ep_lengths=(6,), cot=((4, "2L0-1"), (4, "2L0-2")), order: int = 6) -> PredicateItem:
+def item_phase1_expansion(ep_lengths=(6,), cot=((4, "2L0-1"), (4, "2L0-2")), order: int = 6) -> Item:
     """rl.cf.phase1_expansion — derived leading-order expansions behind Thm 4.1 and Thm 5.1.
 
     Definition used: dθ/dτ = F_∞(θ), θ(0) = 0, F_∞ the λ -> ∞ flow of rl.cf.lambda_inf_recursion
@@ -358,7 +358,7 @@ def item_phase1_expansion(ep_lengths=(6,), cot=((4, "2L0-1"), (4, "2L0-2")), ord
         claims = rate_claims(ds)
         predicates.append(_rate_predicate(ds, claims, order, "sign", tag))
         predicates.append(_rate_predicate(ds, claims, order, "order", tag))
-    return PredicateItem("rl.cf.phase1_expansion", "derived (explicit constants behind Thm 4.1 / 5.1)", "",
+    return Item("rl.cf.phase1_expansion", "derived (explicit constants behind Thm 4.1 / 5.1)", "",
                          "phase-1 expansions", formulas, predicates=predicates,
                          notes=["checks against the iterated map (G_EXPN), an ODE integration and full GD: numerics",
                                 "quadratic-order quantities are sums over s < t: compare with η²t(t-1) as well"])

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations.core import Formula, RegionInequality
+from derivations.core import Formula, Item, RegionInequality
 from derivations.domain import Constraint, Domain, Interval
 from derivations.regular_language import data as D
 from derivations.regular_language import model as M
-from derivations.regular_language.predicates import PredicateItem
 from derivations.regular_language.symbols import (
     C0,
     LAMBDA,
@@ -68,7 +67,7 @@ def _feature(sample: D.Sample, max_len: int) -> sp.Matrix:
     return v
 
 
-def item_separator_margins(max_len: int = 6) -> PredicateItem:
+def item_separator_margins(max_len: int = 6) -> Item:
     """rl.cf.separator_margins — Prop. 4.3 and the proof of Prop. B.4.
 
     Definition used: v^{(n)} = Σ_ℓ x_ℓ φ_ℓ^{(n,t0)} with φ from W by §2.4 (scores divided by λ);
@@ -114,7 +113,7 @@ def item_separator_margins(max_len: int = 6) -> PredicateItem:
                     Formula(f"rl.cf.separator_margins.right_over_lambda.{tag}", "diagnostic", scaled, margin, dom,
                             "diagnostic: the right member with the score difference divided by λ"),
                 ]
-    return PredicateItem("rl.cf.separator_margins", "Prop. 4.3; proof of Prop. B.4", "", "separator margins",
+    return Item("rl.cf.separator_margins", "Prop. 4.3; proof of Prop. B.4", "", "separator margins",
                          formulas, notes=["min_n margin at t0 in 60 digits on G_EP, G_SVM, G_X: numerics"])
 
 
@@ -134,7 +133,7 @@ def c0_condition(u_norm=unorm, w_gap=dW) -> sp.Expr:
     return (lam * sp.log(4 * Lmax) + 2 * u_norm * w_gap) / (lam - U * w_gap)
 
 
-def item_phase2_constants() -> PredicateItem:
+def item_phase2_constants() -> Item:
     """rl.cf.phase2_constants — App. B.2 "Parameter setup"; proof of Lemma B.5 (C0 condition).
 
     Definitions used: the phase-2 update W_{t+1} = W_t - η∇_W L (Sec. 3), ‖∇_u L‖ <= L_max,
@@ -196,7 +195,7 @@ def item_phase2_constants() -> PredicateItem:
                 latex=r"\|u_{EP}^*\|\|W_t-W_{t_0}\|\le\frac\lambda3,\quad\|u_t\|\|W_t-W_{t_0}\|\le\frac\lambda2",
                 description=f"{'‖u*‖' if which == 'u_star' else '‖u_t‖'}‖W_T - W_t0‖ from the printed norm bounds "
                             f"at t = T ({form})"))
-    return PredicateItem("rl.cf.phase2_constants", "App. B.2; proof of Lemma B.5", "", "T and C0", formulas,
+    return Item("rl.cf.phase2_constants", "App. B.2; proof of Lemma B.5", "", "T and C0", formulas,
                          inequalities, notes=["T, C0 with the toolkit's ‖u*‖ at each configuration: numerics/checks",
                                               "'2 log 4L_max' read as 2 log(4 L_max)"])
 
@@ -231,7 +230,7 @@ B5_LATEX = {
 }
 
 
-def item_lemma_b5() -> PredicateItem:
+def item_lemma_b5() -> Item:
     """rl.cf.lemma_b5 — Lemma B.5 (statement and proof chain), symbolic parts.
 
     Definitions used: convexity of L(·, W), the class-weight fact (§2.8), the definition of u*.
@@ -289,7 +288,7 @@ def item_lemma_b5() -> PredicateItem:
                          description="L(u*(‖u_t‖/U + C0), W_t) bound <= (1/4)exp(-‖u_t‖/U - ‖u_t‖‖ΔW‖/λ), ε_W = "
                                      "‖ΔW‖/λ, C0 = 2 log(4L_max) + 2"),
     ]
-    return PredicateItem("rl.cf.lemma_b5", "Lemma B.5", "", "Lemma B.5 (alignment and log growth)", formulas,
+    return Item("rl.cf.lemma_b5", "Lemma B.5", "", "Lemma B.5 (alignment and log growth)", formulas,
                          inequalities, notes=["the proof's inversion bounds max_{s<=t}‖u_s‖, which is ‖u_t‖ only if "
                                               "‖u_s‖ is nondecreasing", "along frozen and full trajectories: numerics"])
 
@@ -326,7 +325,7 @@ def eq6_rhs() -> sp.Expr:
     return 5 * unorm / (6 * U)
 
 
-def item_direction_bound() -> PredicateItem:
+def item_direction_bound() -> Item:
     """rl.cf.direction_bound — Lemma B.6 and Thm 4.4, symbolic parts.
 
     Definitions used: unit vectors, Cauchy–Schwarz, the premises of the proof. Registered: t1,
@@ -356,7 +355,7 @@ def item_direction_bound() -> PredicateItem:
                          _domain(x, Delta, E, x=Interval(0, 10), Delta=Interval(0, 2), E=Interval(0, 100)),
                          description="2 - 2cos from the premise (E = η²L_max²(t - t1)) vs the printed radicand"),
     ]
-    return PredicateItem("rl.cf.direction_bound", "Lemma B.6; Thm 4.4", "", "direction bound (t1, t2, Δ, T)",
+    return Item("rl.cf.direction_bound", "Lemma B.6; Thm 4.4", "", "direction bound (t1, t2, Δ, T)",
                          formulas, inequalities,
                          notes=["log10 t1, log10 t2 with the toolkit's ‖u*‖ and C0, and the targets along "
                                 "trajectories: numerics"])
@@ -380,7 +379,7 @@ def _exponent(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     return sp.simplify(sp.diff(sp.log(expr), var) * var)
 
 
-def item_loss_bound() -> PredicateItem:
+def item_loss_bound() -> Item:
     """rl.cf.loss_bound — proof of Thm B.7; remark after Thm 4.5.
 
     Definitions used: the premises "for any T >= t >= t2": y_nT_t >= 5‖u_t‖/(6‖u*‖) and ‖u_t‖ >=
@@ -434,14 +433,14 @@ def item_loss_bound() -> PredicateItem:
                          14 * Lmax * U**2 / (eta * sp.sqrt(t - t0 - 1)), dom,
                          description="printed explicit bound <= 14L_max‖u*‖²/(η√(t - t0 - 1))"),
     ]
-    return PredicateItem("rl.cf.loss_bound", "proof of Thm B.7; remark after Thm 4.5", "", "loss bound", formulas,
+    return Item("rl.cf.loss_bound", "proof of Thm B.7; remark after Thm 4.5", "", "loss bound", formulas,
                          inequalities, notes=["the printed sum Σ_L 2^{-L} log(1 + exp(-y_nT)) omits Σ_{n∈I_L}",
                                               "evaluation with the toolkit's ‖u*‖ at every SVM point: numerics"])
 
 
 # ---------------------------------------------------------------------------------------------- frozen attention
 
-def item_frozen_attention_limit() -> PredicateItem:
+def item_frozen_attention_limit() -> Item:
     """rl.cf.frozen_attention_limit — derived (Soudry et al. 2018) mechanism behind Thms 4.4, 4.5, 5.2, 5.3.
 
     Definition used: W ≡ W_{t0}, gradient flow in τ = ηt on the logistic loss w·J(⟨u, z⟩) of one
@@ -464,7 +463,7 @@ def item_frozen_attention_limit() -> PredicateItem:
         Formula("rl.cf.frozen_attention_limit.norm_growth", "spec: ‖u_t‖ = ‖u*‖ log t + O(1)", U,
                 sp.limit(a * U / sp.log(tau_of_a), a, sp.oo), _domain(U), "lim ‖u‖/log τ (‖u‖ = a‖u*‖)"),
     ]
-    return PredicateItem("rl.cf.frozen_attention_limit", "derived (Thms 4.4, 4.5, 5.2, 5.3)", "",
+    return Item("rl.cf.frozen_attention_limit", "derived (Thms 4.4, 4.5, 5.2, 5.3)", "",
                          "frozen-attention limit", formulas, notes=["G_FROZEN runs and checkpoints: numerics"])
 
 
@@ -495,7 +494,7 @@ def reduced_constraints(max_len: int) -> list[tuple[tuple[int, int], sp.Expr]]:
             for (L, y), phis in class_attention_symbols(max_len).items()]
 
 
-def item_max_margin(max_len: int = 3) -> PredicateItem:
+def item_max_margin(max_len: int = 3) -> Item:
     """rl.cf.max_margin — Sec. 4.2 (u*_EP), Sec. 5.3 (u*_CoT), Lemma B.5; symbolic parts.
 
     Definitions used: the printed problems; the reduced form of §4 (u*(ℓ, a) = u*(ℓ, b) = m_ℓ).
@@ -520,6 +519,6 @@ def item_max_margin(max_len: int = 3) -> PredicateItem:
                 sp.sqrt((u_star.T * u_star)[0]) * sp.sqrt((zz.T * zz)[0]), parameter_domain(z),
                 "one active constraint: u* = z/‖z‖², p* = z"),
     ]
-    return PredicateItem("rl.cf.max_margin", "Sec. 4.2; Sec. 5.3; Lemma B.5", "", "max-margin problems", formulas,
+    return Item("rl.cf.max_margin", "Sec. 4.2; Sec. 5.3; Lemma B.5", "", "max-margin problems", formulas,
                          notes=[f"printed ({k}): {v}" for k, v in MAX_MARGIN_LATEX.items()] +
                                ["solver, KKT residuals and ‖u*‖ at t0: numerics"])

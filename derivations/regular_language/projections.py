@@ -15,10 +15,9 @@ from collections.abc import Callable
 
 import sympy as sp
 
-from derivations.core import Formula
+from derivations.core import Formula, Item
 from derivations.regular_language import data as D
 from derivations.regular_language import model as M
-from derivations.regular_language.predicates import PredicateItem
 from derivations.regular_language.symbols import J_prime, lam, parameter_domain
 
 Sample = D.Sample
@@ -104,7 +103,7 @@ def _W_pair(fid: str, label: str, stated: sp.Expr, ds: D.Dataset, entry: sp.Symb
                      f"diagnostic: {what} vs λ ∂L/∂{entry.name} (the line without ∇_W L's factor 1/λ)", latex)]
 
 
-def item_gradient_projections(max_len: int = 4) -> PredicateItem:
+def item_gradient_projections(max_len: int = 4) -> Item:
     """rl.cf.gradient_projections — App. A.1, four-line projection display.
 
     Definition used (spec): entry idx(ℓ, w) of ∇_u L and entry (idx(ℓ, ·), idx(L, w)) of ∇_W L,
@@ -132,12 +131,12 @@ def item_gradient_projections(max_len: int = 4) -> PredicateItem:
                                     printed_W_line4(ds, L, pos, w), ds, M.W_symbol(pos, w, L, w),
                                     f"⟨E_{pos}^{w}, ∇_W L E_{L}^{w}⟩ as printed (index set C(x_1) = C(x_L) = w)",
                                     LINE4_LATEX)
-    return PredicateItem("rl.cf.gradient_projections", "App. A.1", "", "gradient projections", formulas,
+    return Item("rl.cf.gradient_projections", "App. A.1", "", "gradient projections", formulas,
                          notes=["60-digit evaluation at L_max = 6 over random (u, W, λ): numerics layer "
                                 "(the builders take max_len)"])
 
 
-def item_gradient_projections_b1(max_len: int = 4) -> PredicateItem:
+def item_gradient_projections_b1(max_len: int = 4) -> Item:
     """rl.cf.gradient_projections_b1 — proof of Lemma B.1 (and, by reference, of Lemma C.1).
 
     Definition used: as rl.cf.gradient_projections. The u-projections of the proof carry no
@@ -165,6 +164,6 @@ def item_gradient_projections_b1(max_len: int = 4) -> PredicateItem:
                                     "proof of Lemma B.1, W-projection (ℓ >= 2)", printed_W_b1(ds, L, pos, w), ds,
                                     M.W_symbol(pos, w, L, w), f"⟨E_{pos}^{w}, ∇_W L E_{L}^{w}⟩ as printed in B.1",
                                     B1_W_LATEX)
-    return PredicateItem("rl.cf.gradient_projections_b1", "proof of Lemma B.1", "", "gradient projections (B.1)",
+    return Item("rl.cf.gradient_projections_b1", "proof of Lemma B.1", "", "gradient projections (B.1)",
                          formulas,
                          notes=["Lemma C.1 refers back to these forms; the CoT data add no new printed line"])

@@ -16,11 +16,10 @@ import functools
 
 import sympy as sp
 
-from derivations.core import Formula
+from derivations.core import Formula, Item
 from derivations.regular_language import data as D
 from derivations.regular_language import model as M
 from derivations.regular_language.phase1 import mu
-from derivations.regular_language.predicates import PredicateItem
 from derivations.regular_language.symbols import J, parameter_domain
 
 
@@ -137,7 +136,7 @@ def _term_of(dataset: D.Dataset, index: int) -> int:
     return before // 2**s.length
 
 
-def item_reduced_model(ep_lengths=(4,), cot=((3, "2L0-1"),)) -> PredicateItem:
+def item_reduced_model(ep_lengths=(4,), cot=((3, "2L0-1"),)) -> Item:
     """rl.cf.reduced_model — derived exact symmetry reduction (Lemmas B.1, C.1; the X_L^{(±)} notation).
 
     Definitions used (spec): the group G from the enumerated data, its orbits on the live
@@ -172,6 +171,6 @@ def item_reduced_model(ep_lengths=(4,), cot=((3, "2L0-1"),)) -> PredicateItem:
                     stated, grads[member], parameter_domain(stated.free_symbols | grads[member].free_symbols),
                     f"(1/|o|)∂L_red/∂{theta.name} (|o| = {len(orbit)}) vs ∂L/∂{member.name} on the G-fixed subspace",
                     reading=ds.reading))
-    return PredicateItem("rl.cf.reduced_model", "derived (Lemmas B.1, C.1)", "", "symmetry-reduced model", formulas,
+    return Item("rl.cf.reduced_model", "derived (Lemmas B.1, C.1)", "", "symmetry-reduced model", formulas,
                          notes=["reduced vs full GD on G_RED, tie tracking along trajectories, lambdified L_red: "
                                 "numerics layer (orbits and L_red come from here)"])

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derivations.core import Formula, RegionInequality
+from derivations.core import Formula, Item, RegionInequality
 from derivations.regular_language import data as D
 from derivations.regular_language import early_steps as E
 from derivations.regular_language import model as M
 from derivations.regular_language import phase1 as P
 from derivations.regular_language import series as S
-from derivations.regular_language.predicates import PredicateItem
 from derivations.regular_language.symbols import eta, lam, parameter_domain, tau
 
 LATEX = (r"\|\nabla_W\mathcal L_t\|\le2\sum_{L=2}^{L_{\max}}\frac1{2^L}\sum_{n\in I_L}\Big|\sum_{\ell=1}^L\langle "
@@ -41,7 +40,7 @@ def leading_norm(dataset: D.Dataset) -> sp.Expr:
     return tau**2 / 32 * sp.sqrt(total)
 
 
-def item_w_norm_growth(max_len: int = 3, ep_lengths=(4, 6), cot=((4, "2L0-1"),), order: int = 6) -> PredicateItem:
+def item_w_norm_growth(max_len: int = 3, ep_lengths=(4, 6), cot=((4, "2L0-1"),), order: int = 6) -> Item:
     """rl.cf.w_norm_growth — proof of Thm B.3.
 
     Definitions used: ∇_W L by ``diff`` of the enumerated EP loss (L_max = ``max_len``); the phase-1
@@ -110,6 +109,6 @@ def item_w_norm_growth(max_len: int = 3, ep_lengths=(4, 6), cot=((4, "2L0-1"),),
                     2 * leading_norm(dsx) / tau, derived_rate, P.TAU, f"‖dW/dτ‖ at leading order, {dsx.name}",
                     reading=dsx.reading),
         ]
-    return PredicateItem("rl.cf.w_norm_growth", "proof of Thm B.3", "", "growth of ‖W_t‖", formulas, inequalities,
+    return Item("rl.cf.w_norm_growth", "proof of Thm B.3", "", "growth of ‖W_t‖", formulas, inequalities,
                          notes=["sup over phase 1 of ‖∇_W L_t‖/(L_max ηt), λ‖∇_W L_t‖/(L_max ηt), ‖W_t‖/(L_max η²t²) "
                                 "on G_EP, G_CoT, G_X: numerics"])

@@ -138,3 +138,38 @@ def test_an_inequality_whose_region_the_pinned_parameters_miss_is_not_applicable
     assert set(outcome.evidence["inequalities_not_applicable"]) == {"t.item.below"}
     assert "t.item.below" not in outcome.evidence["inequalities"]
     assert "1 inequalities have no point" in outcome.summary
+
+
+def test_a_predicate_over_a_finite_set_decides_like_a_display_with_its_first_counterexample():
+    """"n² + n is even" holds on 0..99 (proved on every case); "n² is even" differs first at n = 1; a
+    predicate differing only under another reading is reported, not decisive."""
+    from derivations.predicates import Predicate
+
+    cases = lambda: range(100)  # noqa: E731
+    even = Predicate("t.item.even", "Eq. (5)", lambda n: (n * n + n) % 2 == 0, lambda n: True, cases)
+    odd = Predicate("t.item.square", "Eq. (6)", lambda n: (n * n) % 2 == 0, lambda n: True, cases)
+    other = Predicate("t.item.sq_other", "Eq. (6)", lambda n: (n * n) % 2 == 0, lambda n: True, cases,
+                      reading={"range": "literal"})
+
+    def run(*predicates):
+        item = Item("t.item", "label", "", "toy", [EQUAL], [], predicates=list(predicates))
+        return ItemCheck(lambda: item, default_readings={"range": "canonical"})(CTX)
+
+    holds = run(even, other)
+    assert holds.status == "holds" and holds.evidence["formulas"]["t.item.even"]["status"] == "exact"
+    assert holds.evidence["differs_under_other_readings"] == ["sq_other"] and "2/2 displays" in holds.summary
+    differs = run(even, odd)
+    record = differs.evidence["formulas"]["t.item.square"]
+    assert differs.status == "differs" and record["point"] == {"case": "1"}
+    assert record["difference"] == f"{sum(n * n % 2 for n in range(100))} of 100 cases differ"
+
+
+def test_a_second_method_disagreeing_with_the_derivation_makes_the_item_inconclusive():
+    item = Item("t.item", "label", "", "toy", [EQUAL])
+
+    def second(ctx, it):
+        return {"summary": "model vs derivation: 1 part off", "disagrees": ["model_value"], "model": {"x": 1}}
+
+    outcome = ItemCheck(lambda: item, extra=second)(CTX)
+    assert outcome.status == "inconclusive" and "second method disagrees" in outcome.summary
+    assert outcome.evidence["model"] == {"x": 1}

@@ -1,14 +1,15 @@
 """Printed statements about finite enumerated objects, compared exhaustively.
 
-Some printed items of the paper are not closed forms but statements over strings ("EP is
-equivalent to first token = last token", "the last state of the automaton is the parity"). A
+Some printed items of a paper are not closed forms but statements over finite sets (over strings:
+"EP is equivalent to first token = last token", "the last state of the automaton is the parity"). A
 :class:`Predicate` holds the printed statement as a function of a case (``stated``), the
 definition as another (``derived``) and the finite set of cases; :meth:`Predicate.verify`
 compares them on every case and returns a :class:`derivations.core.Agreement`: ``exact`` when
 they agree on every case (an exhaustive proof over the set), ``differs`` with the first
 counterexample (the shortest, since cases are enumerated by size) and the number of cases that differ.
 
-:class:`PredicateItem` is an :class:`derivations.core.Item` that also carries predicates.
+An :class:`derivations.core.Item` carries its predicates in ``Item.predicates``; ``checks.kinds.ItemCheck``
+decides them beside the formulas and inequalities.
 """
 
 from __future__ import annotations
@@ -65,13 +66,6 @@ class Predicate:
                          derived_value=str(b), difference=f"{mismatches} of {n} cases differ")
 
 
-@dataclass
-class PredicateItem(Item):
-    """An :class:`Item` whose printed statements include exhaustive :class:`Predicate` comparisons."""
-
-    predicates: list[Predicate] = field(default_factory=list)
-
-
 def verify_all(item: Item, **formula_options) -> dict[str, object]:
     """Every comparison of an item: Formula -> Agreement, RegionInequality -> Margin, Predicate -> Agreement."""
     results: dict[str, object] = {}
@@ -79,7 +73,7 @@ def verify_all(item: Item, **formula_options) -> dict[str, object]:
         results[part.id] = part.verify(**formula_options)
     for inequality in item.inequalities:
         results[inequality.id] = inequality.sample_margin(n_points=200)
-    for predicate in getattr(item, "predicates", []):
+    for predicate in item.predicates:
         results[predicate.id] = predicate.verify()
     return results
 
@@ -87,5 +81,5 @@ def verify_all(item: Item, **formula_options) -> dict[str, object]:
 def formula_ids(item: Item) -> list[str]:
     """The ids of every comparison of an item, in order."""
     parts: list[Formula | RegionInequality | Predicate] = [*item.formulas, *item.inequalities,
-                                                            *getattr(item, "predicates", [])]
+                                                            *item.predicates]
     return [p.id for p in parts]
