@@ -1,13 +1,23 @@
-"""Building blocks of the embedded Runge-Kutta kernels that do not call the vector field.
+"""Building blocks of the integrators that do not call the vector field.
 
 They live in a real module of their own, so they are compiled and cached once for all vector
-fields; :mod:`numerics._dopri_template` (instantiated per field) calls them. Shapes: ``k`` is
-(s, n), the stage derivatives of one step; ``y``, ``y_new`` are (n,).
+fields (except the :data:`inline_jit` ones, which numba compiles into their callers); the templates
+instantiated per field (:mod:`numerics._field_template`, :mod:`numerics._dopri_template`,
+:mod:`numerics._rosenbrock_template`) call them. Shapes: ``k`` is (s, n), the stage derivatives of
+one step or, with ``p``, the continuous extension of :func:`dense`; ``y``, ``y_new`` are (n,).
 """
 
 import math
 
+from numba import njit
+
 from numerics._jit import jit
+
+EPS = 2.220446049250313e-16
+# For small helpers with one caller per kernel: numba inlines them into the caller (in its IR), where
+# compiling one apart would add 0.1-0.4 s to every field's first compilation, and a call in a loop
+# can cost more than the loop. (Belongs beside the house decorators in numerics/_jit.py.)
+inline_jit = njit(error_model="numpy", inline="always")  # cache=False: only ever compiled inside a caller
 
 # Slice assignment and NumPy ufuncs cost seconds of compilation in every kernel that uses them;
 # these loops cost little.
@@ -36,6 +46,31 @@ def fill_nan(x):
         x[i] = math.nan
 
 
+@inline_jit
+def stop_status(t, h, attempts, max_steps, nonfinite):
+    """Return the status that ends an integration before a step of size ``h`` from ``t``; 0 to go on.
+
+    2 when ``max_steps`` steps were attempted; step size underflow (``h <= 10 eps |t|``): 4 when
+    the step was being shrunk for a non-finite value, else 3.
+    """
+    if attempts >= max_steps:
+        return 2
+    if h <= 10.0 * EPS * abs(t):
+        return 4 if nonfinite else 3
+    return 0
+
+
+@inline_jit
+def step_to(t, t1, h):
+    """Return ``(t_new, h)`` of the step of size ``h`` from ``t``, landing on ``t1`` exactly if near.
+
+    Stepping onto ``t1`` rather than leave a remainder too small to take (``<= 10 eps |t|``).
+    """
+    if t + h >= t1 - 10.0 * EPS * abs(t):
+        return t1, t1 - t
+    return t + h, h
+
+
 @jit
 def error_norm(y, y_new, k, e, h, rtol, atol):
     """RMS over i of ``h Σ_j e_j k_ji / (atol_i + rtol max(|y_i|, |y_new,i|))``."""
@@ -53,7 +88,7 @@ def error_norm(y, y_new, k, e, h, rtol, atol):
 @jit
 def dense(theta, y, h, k, p, bcoef, out):
     """``out = y + h Σ_j k_j Σ_m p_jm θ^(m+1)``, the continuous extension on the step [t, t + h]."""
-    s, n = k.shape
+    s = k.shape[0]
     for j in range(s):
         acc = 0.0
         power = theta
@@ -61,11 +96,18 @@ def dense(theta, y, h, k, p, bcoef, out):
             acc += p[j, m] * power
             power *= theta
         bcoef[j] = acc
-    for i in range(n):
+    combine(y, k, bcoef, s, h, out)
+
+
+@inline_jit
+def combine(y, u, weights, count, scale, out):
+    """``out = y + scale Σ_{j<count} weights_j u_j`` over the first ``count`` rows of ``u``."""
+    n = u.shape[1]
+    for m in range(n):
         acc = 0.0
-        for j in range(s):
-            acc += bcoef[j] * k[j, i]
-        out[i] = y[i] + h * acc
+        for j in range(count):
+            acc += weights[j] * u[j, m]
+        out[m] = y[m] + scale * acc
 
 
 @jit

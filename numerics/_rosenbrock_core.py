@@ -70,17 +70,6 @@ def lu_solve(w, piv, b):
 
 
 @jit
-def combine(y, u, weights, count, scale, out):
-    """``out = y + scale Σ_{j<count} weights_j u_j`` over the first ``count`` rows of ``u``."""
-    n = u.shape[1]
-    for m in range(n):
-        acc = 0.0
-        for j in range(count):
-            acc += weights[j] * u[j, m]
-        out[m] = y[m] + scale * acc
-
-
-@jit
 def controller_factor(err, order_exp, min_factor, max_factor, safety):
     """Return ``h_new / h = clip(safety err^-order_exp, min_factor, max_factor)`` (``err = 0``: the max)."""
     if err == 0.0:

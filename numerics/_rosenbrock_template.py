@@ -1,15 +1,16 @@
 """Template of the Rosenbrock integrator; :mod:`numerics._stiff_kernels` instantiates it per vector field.
 
-This file is read as text, never imported for use: :mod:`numerics._stiff_kernels` copies it into a
-generated module with the placeholder line below replaced by imports of the field's njit
-functions (``rhs``, ``events``, ``jac``), of ``_fire_events`` and ``_initial_step`` from the
-field's Dormand-Prince module (:mod:`numerics._ode_kernels`), so that events are found and located
-and the first step is chosen by the very same code as for Dormand-Prince, and by the constants
-``HAS_EVENTS`` and ``HAS_JAC``. The method's coefficients are arguments
+This file is read as text, never imported for use: :mod:`numerics._stiff_kernels` has
+:mod:`numerics._kernel_modules` copy it into a generated module with the placeholder line below
+replaced by imports of the field's njit functions ``rhs``, ``events`` and ``jac``, the constants
+``HAS_EVENTS`` and ``HAS_JAC``, and :func:`~numerics._field_template.start` and
+:func:`~numerics._field_template.fire_events` from the field's instance of
+:mod:`numerics._field_template`: the set-up and the first step, and the events, are the very same
+code as for Dormand-Prince. The method's coefficients are arguments
 (:meth:`numerics.rosenbrock.RosenbrockTableau.arrays`); the linear algebra is compiled once in
 :mod:`numerics._rosenbrock_core`.
 
-Shape contract as in :mod:`numerics._dopri_template`, plus ``jac(t, y (n,), params, out (n, n))``
+Shape contract as in :mod:`numerics._field_template`, plus ``jac(t, y (n,), params, out (n, n))``
 writing ``out[i, j] = ∂f_i/∂y_j``. Kernels never raise; they return the status codes of
 :data:`numerics.ode.STATUS`: 0 reached ``t1``, 1 a terminal event fired, 2 ``max_steps`` attempts
 made, 3 step size underflow, 4 non-finite rhs or state that shrinking the step did not cure, or a
@@ -22,12 +23,11 @@ import numpy as np
 from numba import prange
 
 from numerics._jit import jit, parallel_jit
-from numerics._rk_core import all_finite, copy_into, dense, error_norm, fill_nan
-from numerics._rosenbrock_core import combine, factor_iteration_matrix, lu_solve, matrix_finite
+from numerics._rk_core import EPS, all_finite, combine, copy_into, dense, error_norm, step_to, stop_status
+from numerics._rosenbrock_core import factor_iteration_matrix, lu_solve, matrix_finite
 
-rhs = events = jac = _fire_events = _initial_step = HAS_EVENTS = HAS_JAC = None  # set when generated
+rhs = events = jac = start = fire_events = HAS_EVENTS = HAS_JAC = None  # set when generated
 
-_EPS = 2.220446049250313e-16
 # Hairer's RODAS controller (rodas.f): h_new = h clip(0.9 err^(-1/(q+1)), 1/5, 6), lowered to
 # Gustafsson's predictive value 0.9 (h/h_acc) (err_acc/err^2)^(1/(q+1)) when that is smaller.
 _SAFETY = 0.9
@@ -58,14 +58,14 @@ def _derivatives(t, y, f0, params, jmat, fdt, ytmp, ftmp):
     else:
         copy_into(y, ytmp)
         for i in range(n):
-            ytmp[i] = y[i] + math.sqrt(_EPS * max(1e-5, abs(y[i])))
+            ytmp[i] = y[i] + math.sqrt(EPS * max(1e-5, abs(y[i])))
             delta = ytmp[i] - y[i]  # the increment actually represented
             rhs(t, ytmp, params, ftmp)
             for m in range(n):
                 jmat[m, i] = (ftmp[m] - f0[m]) / delta
             ytmp[i] = y[i]
         used += n
-    tau = (_EPS * max(1e-5, abs(t))) ** (1.0 / 3.0)
+    tau = (EPS * max(1e-5, abs(t))) ** (1.0 / 3.0)
     rhs(t + tau, y, params, ftmp)
     flat = True
     for m in range(n):
@@ -167,47 +167,25 @@ def solve(t0, t1, y0, params, rtol, atol, first_step, max_steps, save_at, gamma,
     g_new = np.empty(n_ev)
     g_a = np.empty(n_ev)
     g_scr = np.empty(n_ev)
-    fill_nan(event_times)
-    for j in range(n_ev):
-        fill_nan(event_states[j])
-    for j in range(save_at.size):
-        fill_nan(save_out[j])
+    status, h, n_rhs, n_saved = start(t0, t1, y, f0, params, rtol, atol, first_step, error_order, save_at,
+                                      save_out, event_times, event_states, g_old, y_new, ftmp)
     n_steps = 0
     n_rejected = 0
-    n_saved = 0
     n_jac = 0
     n_lu = 0
     t = t0
-    rhs(t, y, params, f0)
-    n_rhs = 1
-    if not (all_finite(y) and all_finite(f0)):
+    if status != 0:
         copy_into(y, y_out)
-        return 4, t, 0.0, n_steps, n_rejected, n_rhs, n_saved, n_jac, n_lu
-    if HAS_EVENTS:
-        events(t, y, params, event_times, event_states, g_old)
-    while n_saved < save_at.size and save_at[n_saved] <= t:
-        copy_into(y, save_out[n_saved])
-        n_saved += 1
-    if first_step > 0.0:
-        h = first_step
-    else:
-        h = _initial_step(t0, y, f0, params, t1, rtol, atol, error_order, y_new, ftmp)
-        n_rhs += 1
-    h = min(h, t1 - t0)
+        return status, t, 0.0, n_steps, n_rejected, n_rhs, n_saved, n_jac, n_lu
     alpha = 1.0 / (error_order + 1)
     h_acc = 0.0
     err_acc = 1.0
     have_jac = False
     rejected = False
     nonfinite = False
-    status = 0
     while t < t1:
-        if n_steps + n_rejected >= max_steps:
-            status = 2
-            break
-        h_min = 10.0 * _EPS * abs(t)
-        if h <= h_min:
-            status = 4 if nonfinite else 3
+        status = stop_status(t, h, n_steps + n_rejected, max_steps, nonfinite)
+        if status != 0:
             break
         if not have_jac:
             n_rhs += _derivatives(t, y, f0, params, jmat, fdt, ytmp, ftmp)
@@ -216,11 +194,7 @@ def solve(t0, t1, y0, params, rtol, atol, first_step, max_steps, save_at, gamma,
             if not (matrix_finite(jmat) and all_finite(fdt)):
                 status = 4
                 break
-        if t + h >= t1 - h_min:
-            h = t1 - t
-            t_new = t1
-        else:
-            t_new = t + h
+        t_new, h = step_to(t, t1, h)
         n_lu += 1
         if not factor_iteration_matrix(jmat, 1.0 / (h * gamma), w, piv):
             n_rejected += 1
@@ -262,14 +236,13 @@ def solve(t0, t1, y0, params, rtol, atol, first_step, max_steps, save_at, gamma,
             factor = min(factor, 1.0)
         rejected = False
         _dense_coefficients(y, y_new, h, u, dd, kd)
+        # The bookkeeping of an accepted step, as in _dopri_template.solve (why it is not shared: there).
         t_stop = t_new
         terminated = False
         if HAS_EVENTS:
-            events(t_new, y_new, params, event_times, event_states, g_new)
-            copy_into(g_old, g_a)
-            t_stop, terminated = _fire_events(t, t_new, y, y_new, h, kd, pd, params, directions, terminal,
-                                              event_times, event_states, g_a, g_new, g_scr, bcoef, ybuf,
-                                              ystar)
+            t_stop, terminated = fire_events(t, t_new, y, y_new, h, kd, pd, params, directions, terminal,
+                                             event_times, event_states, g_old, g_new, g_a, g_scr, bcoef, ybuf,
+                                             ystar)
         while n_saved < save_at.size and save_at[n_saved] <= t_stop:
             ts = save_at[n_saved]
             if ts == t_new:

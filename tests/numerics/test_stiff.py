@@ -16,7 +16,9 @@ References do not share code with what they test:
 * Linear systems against ``scipy.linalg.expm``; a stiff forced system against its closed form.
 """
 
+import dataclasses
 import math
+import re
 import subprocess
 import sys
 import textwrap
@@ -251,12 +253,18 @@ def test_batch_is_bit_identical_to_serial_runs():
 
 def test_kernels_of_importable_fields_are_cached_across_processes():
     from numerics._ode_kernels import is_cached
+    from numerics._ode_kernels import kernels as dopri_kernels
     from numerics._stiff_kernels import kernels
 
     built = kernels(FORCED.rhs, FORCED.events, FORCED.jac)
     assert is_cached(built)
     source = Path(built.__file__).read_text()
-    assert "HAS_JAC = True" in source and "import _fire_events, _initial_step" in source
+    assert "HAS_JAC = True" in source
+    # the set-up and the events come from the field's shared module, the one Dormand-Prince imports
+    shared = re.search(r"^from (field_forced_linear_\w+) import start, fire_events$", source, re.MULTILINE)
+    assert shared is not None
+    dopri_source = Path(dopri_kernels(FORCED.rhs, FORCED.events).__file__).read_text()
+    assert f"from {shared[1]} import start, fire_events" in dopri_source
     integrate(FORCED, [1.0, 1.0], (0.0, 1.0), STIFF_FORCING, tol=Tolerance(1e-8, 1e-10), method="rodas4p")
     script = textwrap.dedent(f"""
         import sys
@@ -277,21 +285,32 @@ def test_kernels_of_importable_fields_are_cached_across_processes():
     assert abs(float(y1) - math.exp(-1)) < 1e-7
 
 
-def test_field_defined_in_a_function_falls_back_to_uncached_kernels():
+def test_field_with_a_jac_defined_in_a_function_falls_back_to_uncached_kernels():
+    """The Rosenbrock kernel is compiled in memory, around the field's shared module from the disk cache.
+
+    Its results are those of the cached kernel bit for bit. (A field whose rhs is a closure has all
+    its modules in memory: test_ode covers that path of the same loader.)
+    """
+    from numerics._kernel_modules import FIELD, instantiate
     from numerics._ode_kernels import is_cached
     from numerics._stiff_kernels import kernels
 
-    rate = 1e3
-
     @numba.njit(error_model="numpy")  # no cache=True: a closure is what this test is about
-    def local_stiff(t, y, p, out):
-        out[0] = -rate * (y[0] - math.cos(t))
+    def local_jac(t, y, p, out):
+        _stiff_fields.forced_linear_jac(t, y, p, out)
 
-    assert not is_cached(kernels(local_stiff, None, None))
-    sol = integrate(VectorField(local_stiff, 1), [1.0], (0.0, 2.0), [], tol=Tolerance(1e-10, 1e-13),
-                    method="rodas4p")
-    exact = (rate**2 * math.cos(2.0) + rate * math.sin(2.0) + math.exp(-2 * rate)) / (rate**2 + 1)
-    assert abs(sol.y_final[0] - exact) < 1e-9
+    built = kernels(FORCED.rhs, FORCED.events, local_jac)
+    assert not is_cached(built)
+    shared = instantiate(FIELD, {"rhs": FORCED.rhs, "events": FORCED.events})
+    assert is_cached(shared)
+    assert built.start is shared.start and built.fire_events is shared.fire_events
+    local = dataclasses.replace(FORCED, jac=local_jac)
+    params = forced_params([[-100.0, 1.0], [0.0, -1.0]], b=[1.0, 0.0], omega=2.0, level=0.3)
+    tol = Tolerance(1e-9, 1e-12)
+    one, other = (integrate(f, [1.0, 1.0], (0.0, 3.0), params, tol=tol, save_at=[0.5, 2.0], method="rodas4p")
+                  for f in (FORCED, local))
+    np.testing.assert_array_equal(one.y, other.y)
+    assert one.event_times == other.event_times and (one.n_steps, one.n_rhs) == (other.n_steps, other.n_rhs)
 
 
 # ---- the (p, g) tail of the 4-gram flow --------------------------------------------------------
