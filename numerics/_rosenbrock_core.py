@@ -70,14 +70,6 @@ def lu_solve(w, piv, b):
 
 
 @jit
-def controller_factor(err, order_exp, min_factor, max_factor, safety):
-    """Return ``h_new / h = clip(safety err^-order_exp, min_factor, max_factor)`` (``err = 0``: the max)."""
-    if err == 0.0:
-        return max_factor
-    return min(max_factor, max(min_factor, safety * err ** (-order_exp)))
-
-
-@jit
 def matrix_finite(a):
     """Whether every entry of the 2-D array ``a`` is finite."""
     for i in range(a.shape[0]):

@@ -46,10 +46,12 @@ step points than at them at tight tolerances: tighten ``rtol`` when interpolated
 ``Solution.n_jac``/``n_lu`` count Jacobian evaluations and LU decompositions.
 
 Compilation. The kernels call the field's ``rhs``/``events`` (and ``jac``) as module globals, so each
-field gets its own generated module (:mod:`numerics._ode_kernels`; :mod:`numerics._stiff_kernels`
-for the Rosenbrock methods, which share one kernel), compiled once and then cached on disk
-when the field's functions can be imported by name; a field defined in ``__main__`` or inside a
-function is compiled anew in each process.
+field gets its own generated modules, instantiated from templates by one loader
+(:mod:`numerics._kernel_modules`): the set-up and event handling shared by both integrators
+(:mod:`numerics._field_template`), the Dormand–Prince solve (:mod:`numerics._ode_kernels`) and the
+Rosenbrock solve shared by RODAS4/RODAS4P (:mod:`numerics._stiff_kernels`). They are compiled once and
+then cached on disk when the field's functions can be imported by name; a field defined in
+``__main__`` or inside a function is compiled anew in each process.
 """
 
 from __future__ import annotations
