@@ -37,7 +37,9 @@ def _mp(expr, point):
     return float(sp.N(expr.subs(point), 30))
 
 
-@given(st.floats(-3, 3), st.floats(-3, 3), st.integers(3, 60))
+# no subnormals: SymPy's reference is wrong there, not the evaluator — substituting x = -5e-324 into
+# the Piecewise condition x < 2y + 1 rewrites it at 30 digits as y > -0.5, which is False at y = -0.5
+@given(st.floats(-3, 3, allow_subnormal=False), st.floats(-3, 3, allow_subnormal=False), st.integers(3, 60))
 def test_agrees_with_mpmath(evaluator, xv, yv, nv):
     got = evaluator(xv, yv, nv)
     want = [_mp(e, {x: sp.Float(xv, 30), y: sp.Float(yv, 30), n: nv}) for e in EXPRS]

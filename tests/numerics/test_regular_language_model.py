@@ -30,6 +30,14 @@ from numerics.models.regular_language import (
     split_flat,
 )
 from numerics.models.regular_language.data import ep_rule
+from numerics.models.regular_language.model import (
+    TABLE_TINY,
+    exp_nonpositive,
+    log1p_unit,
+    loss_grad_kernel,
+    table_plan,
+    tabled_loss_grad,
+)
 from numerics.train import ParamGroup, Schedule, train
 
 # --- the data sets ------------------------------------------------------------------------------
@@ -220,6 +228,150 @@ def test_kernel_against_the_mpmath_twin(point):
     assert np.allclose(v, np.array(v_hi.tolist(), dtype=float), rtol=1e-12, atol=1e-15)
 
 
+# --- the tabled kernel: its primitives, large |W|/λ, the direct route, chunk sizes ------------
+
+
+def _ulps(got, want):
+    return abs(got - want) / math.ulp(want)
+
+
+def test_exp_nonpositive_is_within_one_ulp():
+    rng = np.random.default_rng(11)
+    xs = np.concatenate([-rng.uniform(0, 708, 3000), -rng.uniform(0, 1e-3, 300),
+                         -(10.0 ** -rng.uniform(0, 300, 300)), -np.arange(0, 708) * math.log(2),
+                         [-707.9999, -708.0]])
+    with mp.workdps(40):
+        for x in xs:
+            assert _ulps(exp_nonpositive(x), float(mp.exp(mp.mpf(float(x))))) <= 1.0, x
+    assert exp_nonpositive(0.0) == 1.0 and exp_nonpositive(-0.0) == 1.0 and exp_nonpositive(-5e-324) == 1.0
+    assert exp_nonpositive(-708.01) == 0.0 and exp_nonpositive(-1e300) == 0.0
+    assert exp_nonpositive(-math.inf) == 0.0
+    assert math.isnan(exp_nonpositive(math.nan))
+    assert exp_nonpositive(-708.0) >= 2.2250738585072014e-308  # the last value returned is normal
+
+
+def test_log1p_unit_is_within_two_ulp():
+    rng = np.random.default_rng(12)
+    es = np.concatenate([rng.uniform(0, 1, 3000), 10.0 ** -rng.uniform(0, 300, 500),
+                         [math.sqrt(2) - 1, np.nextafter(math.sqrt(2) - 1, 0),
+                          np.nextafter(math.sqrt(2) - 1, 1), 1.0, 0.5, 1e-308, 5e-324]])
+    with mp.workdps(40):
+        for e in es:
+            s = 1.0 + e
+            got = log1p_unit(e, s, 1.0 / s)
+            assert _ulps(got, float(mp.log1p(mp.mpf(float(e))))) <= 2.0, e
+    assert log1p_unit(0.0, 1.0, 1.0) == 0.0 and log1p_unit(1.0, 2.0, 0.5) == math.log(2)
+    assert math.isnan(log1p_unit(math.nan, math.nan, math.nan))
+
+
+@st.composite
+def large_points(draw):
+    """Draw (data, λ, θ, chunk): |W|/λ up to 500, at times a score far above its column (the direct route)."""
+    kind = draw(st.sampled_from(["ep3", "ep4", "parity3", "cot2", "cot3"]))
+    data = {"ep3": ep_data(3), "ep4": ep_data(4), "parity3": parity_data(3), "cot2": cot_data(2),
+            "cot3": cot_data(3, cot_max_len="2L0-2")}[kind]
+    lam = 10.0 ** draw(st.floats(-1, 3))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    u = rng.normal(size=data.dim) * 10.0 ** draw(st.floats(-2, 1))
+    ratio = 10.0 ** draw(st.floats(-2, math.log10(500)))
+    W = np.clip(rng.normal(size=(data.dim, data.dim)), -3, 3) * (lam * ratio / 3)
+    if draw(st.booleans()):
+        q = data.query[rng.integers(data.n)]
+        i = rng.integers(data.dim)
+        W[i, q] = lam * draw(st.floats(0, 500))
+    chunk = draw(st.sampled_from([None, 1, 2, 3, 4]))
+    return data, lam, np.concatenate([u, W.reshape(-1)]), chunk
+
+
+@settings(deadline=None, max_examples=40)
+@given(point=large_points())
+def test_tabled_kernel_against_the_twin_at_large_scores(point):
+    """The tabled kernel = the 40-digit mpmath twin to 1e-12 at |W|/λ up to 500, finite, on either route."""
+    data, lam, theta, chunk = point
+    d = data.dim
+    plan = table_plan(data.idx, data.length, data.y, data.weight, d, chunk=chunk)
+    grad = np.full(theta.size, np.nan)
+    loss = tabled_loss_grad(theta, grad, lam, plan)
+    assert math.isfinite(loss) and np.all(np.isfinite(grad))
+    u, W = theta[:d], theta[d:].reshape(d, d)
+    with mp.workdps(40):
+        loss_hi, gu, gW = gradient_mp(data, u, W, lam, dps=40)
+        grad_hi = np.array([float(g) for g in flat_mp(gu, gW)])
+    assert loss == pytest.approx(float(loss_hi), rel=1e-12, abs=1e-300)
+    assert np.abs(grad - grad_hi).max() <= 1e-12 * np.abs(grad_hi).max() + 1e-300
+    # and the direct kernel (the reference) to rounding
+    gu0, gW0 = np.zeros(d), np.zeros((d, d))
+    loss0 = loss_grad_kernel(u, W, data.idx, data.length, data.y, data.weight, lam, gu0, gW0)
+    assert loss == pytest.approx(loss0, rel=1e-13, abs=1e-300)
+    grad0 = np.concatenate([gu0, gW0.reshape(-1)])
+    assert np.abs(grad - grad0).max() <= 1e-13 * np.abs(grad0).max() + 1e-300
+
+
+def _routes(data, theta, lam):
+    """Return per sample whether Z_n (against the column maxima over the slots) is below TABLE_TINY."""
+    d = data.dim
+    W = theta[d:].reshape(d, d)
+    column_max = {}
+    for n in range(data.n):
+        row = data.idx[n, : data.length[n]]
+        q = row[-1]
+        column_max[q] = max(column_max.get(q, -math.inf), W[row, q].max())
+    low = []
+    for n in range(data.n):
+        row = data.idx[n, : data.length[n]]
+        q = row[-1]
+        low.append(np.sum(np.exp((W[row, q] - column_max[q]) / lam)) < TABLE_TINY)
+    return np.array(low)
+
+
+def test_direct_route_when_the_column_maximum_underflows_a_sample():
+    """A score 600λ at (x_1 = a, query) puts the samples with x_1 = b of that column on the direct route."""
+    data, lam = ep_data(4), 0.5
+    model = RLModel(data, lam)
+    rng = np.random.default_rng(5)
+    u = rng.normal(size=data.dim)
+    W = rng.normal(size=(data.dim, data.dim))
+    W[0, 6] = W[0, 7] = 600 * lam  # key "a at position 1", queries at position 4
+    theta = model.join(u, W)
+    low = _routes(data, theta, lam)
+    assert 0 < low.sum() < data.n  # both routes are taken
+    loss, grad = model.gradient(theta)
+    assert math.isfinite(loss) and np.all(np.isfinite(grad))
+    with mp.workdps(40):
+        loss_hi, gu, gW = gradient_mp(data, u, W, lam, dps=40)
+        grad_hi = np.array([float(g) for g in flat_mp(gu, gW)])
+    assert loss == pytest.approx(float(loss_hi), rel=1e-13)
+    assert np.abs(grad - grad_hi).max() <= 1e-13 * np.abs(grad_hi).max()
+    assert model.loss(theta) == loss
+
+
+@pytest.mark.parametrize("data", [ep_data(6), cot_data(4, reg_max_len="L0"), parity_data(5)],
+                         ids=["ep6", "cot4-L0", "parity5"])
+def test_chunk_sizes_agree_with_the_direct_kernel(data):
+    d, lam = data.dim, 1.5
+    rng = np.random.default_rng(9)
+    theta = np.concatenate([rng.normal(size=d), 4 * rng.normal(size=d * d)])
+    u, W = theta[:d], theta[d:].reshape(d, d)
+    gu0, gW0 = np.zeros(d), np.zeros((d, d))
+    loss0 = loss_grad_kernel(u, W, data.idx, data.length, data.y, data.weight, lam, gu0, gW0)
+    grad0 = np.concatenate([gu0, gW0.reshape(-1)])
+    for chunk in (None, 1, 2, 3, 4, 5, data.L_max):
+        plan = table_plan(data.idx, data.length, data.y, data.weight, d, chunk=chunk)
+        grad = np.full(theta.size, np.nan)
+        loss = tabled_loss_grad(theta, grad, lam, plan)
+        assert loss == pytest.approx(loss0, rel=1e-14), chunk
+        assert np.abs(grad - grad0).max() <= 1e-14 * np.abs(grad0).max(), chunk
+
+
+def test_non_finite_parameters_give_a_non_finite_loss():
+    model = RLModel(ep_data(3), 2.0)
+    for index, value in ((0, math.nan), (model.d + 7, math.nan), (model.d + 7, math.inf), (1, math.inf)):
+        theta = model.zeros()
+        theta[index] = value
+        grad = np.zeros(model.size)
+        assert not math.isfinite(tabled_loss_grad(theta, grad, model.lam, model.plan))
+
+
 # --- the first GD step in exact rationals ------------------------------------------------------
 
 
@@ -369,6 +521,10 @@ def test_class_features_at_invariant_and_generic_W():
         (lambda: loss_mp(ep_data(2), np.zeros(4), np.zeros((4, 4)), 0), r"lam=0"),
         (lambda: loss_mp(ep_data(2), np.zeros(4), np.zeros((4, 4)), 1, dps=5), r"dps=5"),
         (lambda: loss_mp(ep_data(2), np.zeros(3), np.zeros((4, 4)), 1), r"u has 3 entries"),
+        (lambda: table_plan(ep_data(2).idx, ep_data(2).length, ep_data(2).y, ep_data(2).weight, 4, chunk=0),
+         r"chunk=0 must be an integer >= 1"),
+        (lambda: table_plan(ep_data(2).idx, ep_data(2).length, ep_data(2).y, ep_data(2).weight, 3),
+         r"token index 3 >= dim=3"),
     ],
 )
 def test_bad_input_is_refused_with_the_parameter_named(call, pattern):

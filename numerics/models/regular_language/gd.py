@@ -14,7 +14,7 @@ so a run equals §10's ``gd`` bit for bit. The time of the trajectory is τ = η
 driver's clock), the gradient-flow time of §2.6.
 
 :func:`run_gd` runs it in the driver's compiled loop on :func:`compiled_gradient`, whose kernel
-is the model's own ``loss_grad_kernel`` on the flat layout: the iterates are bit-identical to
+is the model's own ``tabled_loss_grad`` on the flat layout: the iterates are bit-identical to
 ``train(model.zeros(), model.gradient, ...)`` with the groups of :func:`gd_groups`.
 """
 
@@ -30,7 +30,7 @@ import numpy as np
 from derivations.errors import InvalidArgument
 from numerics._jit import jit
 from numerics.models.regular_language.data import RLData
-from numerics.models.regular_language.model import SIGN_ZERO, RLModel, loss_grad_kernel
+from numerics.models.regular_language.model import SIGN_ZERO, RLModel, tabled_loss_grad
 from numerics.train import CompiledGradient, LogSchedule, ParamGroup, Schedule, train
 from numerics.trajectory import Trajectory
 
@@ -43,15 +43,14 @@ DEFAULT_GEOMETRIC_LOG = 64
 
 
 @jit
-def flat_loss_grad(theta, grad, d, idx, length, y, weight, lam):
+def flat_loss_grad(theta, grad, lam, plan):
     """Return L(θ) and write ∇L(θ) into ``grad``, both in the flat layout θ = [u (d), W row-major (d²)].
 
-    The kernel of a :class:`numerics.train.CompiledGradient`: ``loss_grad_kernel`` on views of θ
-    and ``grad`` (every entry of ``grad`` is overwritten).
+    The kernel of a :class:`numerics.train.CompiledGradient`: the model's ``tabled_loss_grad``
+    (every entry of ``grad`` is overwritten) on the data's
+    :class:`~numerics.models.regular_language.model.TablePlan` ``plan``.
     """
-    u = theta[:d]
-    W = theta[d:].reshape((d, d))
-    return loss_grad_kernel(u, W, idx, length, y, weight, lam, grad[:d], grad[d:].reshape((d, d)))
+    return tabled_loss_grad(theta, grad, lam, plan)
 
 
 def compiled_gradient(model: RLModel) -> CompiledGradient:
@@ -59,8 +58,7 @@ def compiled_gradient(model: RLModel) -> CompiledGradient:
     if not isinstance(model, RLModel):
         msg = f"model={model!r} must be an RLModel"
         raise InvalidArgument(msg)
-    d = model.data
-    return CompiledGradient(flat_loss_grad, (model.d, d.idx, d.length, d.y, d.weight, model.lam))
+    return CompiledGradient(flat_loss_grad, (model.lam, model.plan))
 
 
 # ----------------------------------------------------------------------------------------------
