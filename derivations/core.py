@@ -108,18 +108,23 @@ class Evaluator:
 
     def __call__(self, point: Mapping[sp.Symbol, object], dps: int = 30):
         """Return the value at ``point`` (mpmath number) or raise ``ZeroDivisionError``/``ValueError``."""
-        args = []
-        for sym in self.symbols:
-            value = point[sym]
-            if sym.is_integer:
-                args.append(int(value))
-                continue
-            if isinstance(value, float | int | Fraction):
-                exact = Fraction(value)  # a float's exact binary value
-            else:
-                exact = Fraction(sp.Rational(value).p, sp.Rational(value).q)
-            args.append(mpmath.mpf(exact.numerator) / exact.denominator)
         with mpmath.workdps(dps):
+            # the conversion inside the working precision: a Rational (a pinned 3/10) is 0.3 to dps
+            # digits, not its 53-bit rounding
+            args = []
+            for sym in self.symbols:
+                value = point[sym]
+                if sym.is_integer:
+                    args.append(int(value))
+                    continue
+                if isinstance(value, mpmath.mpf):
+                    args.append(value)  # already a binary number of its own precision
+                    continue
+                if isinstance(value, float | int | Fraction):
+                    exact = Fraction(value)  # a float's exact binary value
+                else:
+                    exact = Fraction(sp.Rational(value).p, sp.Rational(value).q)
+                args.append(mpmath.mpf(exact.numerator) / exact.denominator)
             result = self._function(*args)
             return mpmath.mpmathify(result)
 

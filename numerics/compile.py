@@ -1039,3 +1039,17 @@ def vector_field(
         terminal=tuple(bool(e.terminal) for e in events),
         state_names=tuple(state_names),
     )
+
+
+def float_function(exprs: Sequence[sp.Expr], args: Sequence[sp.Symbol]):
+    """A plain-float evaluator of a list of large closed forms at a few points: SymPy's ``lambdify``
+    with the ``math`` module and common-subexpression elimination, nothing generated or compiled.
+
+    For expressions evaluated a handful of times (a derived gradient checked at ten points), where
+    writing and importing an :func:`array_function` module costs minutes for their size. Returns
+    ``f(*values) -> list[float]``; no stable forms are applied, so use it only where the arguments
+    keep the expressions well conditioned (the caller compares against an independent value).
+    """
+    exprs = _sympify_all(exprs, "float_function")
+    args = _check_args(args, "args", "float_function")
+    return sp.lambdify(list(args), list(exprs), modules="math", cse=True)

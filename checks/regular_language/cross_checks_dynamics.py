@@ -275,8 +275,10 @@ def _reduced_gradients(item: Item) -> dict[str, dict[str, sp.Expr]]:
 
 @functools.lru_cache(maxsize=8)
 def _lambdified_reduced(names: tuple[str, ...], exprs: tuple) -> Callable:
+    from numerics.compile import float_function
+
     symbols = [S.lam, *[sp.Symbol(n, real=True) for n in names]]
-    return sp.lambdify(symbols, list(exprs), modules="math", cse=True)
+    return float_function(list(exprs), symbols)
 
 
 def _reduced_vs_full(model: ReducedModel, lam: float, eta: float, t0: int, steps: int) -> dict[str, Any]:
@@ -394,7 +396,9 @@ def _phi_inf(task: str, n: int, flag: str):
     entries = M.live_W_entries(ds)
     exprs = [P.closed_form_u(ds, p) for p in range(1, ds.max_len + 1)]
     exprs += [P.closed_form_W(ds, e) for e in entries]
-    fn = sp.lambdify([S.eta, *mus], exprs, modules="math", cse=True)
+    from numerics.compile import float_function
+
+    fn = float_function(exprs, [S.eta, *mus])
     return fn, np.array([_flat(e, 2 * ds.max_len) for e in entries], dtype=np.int64)
 
 
@@ -721,15 +725,12 @@ def w_norm_growth(ctx: Context, item: Item) -> dict[str, Any]:
 # ============================================================================ rl.cf.separator_margins
 
 
-@functools.lru_cache(maxsize=256)
-def _mp_function(expr: sp.Expr, names: tuple[str, ...]) -> Callable:
-    symbols = [S.lam if n == "lam" else sp.Symbol(n, real=True) for n in names]
-    return sp.lambdify(symbols, expr, modules="mpmath")
-
-
 def _eval_mp(expr: sp.Expr, values: dict[str, Any]):
-    names = tuple(sorted(s.name for s in expr.free_symbols))
-    return _mp_function(expr, names)(*[values[n] for n in names])
+    """``expr`` at ``values`` (by symbol name) in mpmath at the caller's working precision."""
+    from derivations.core import evaluator
+
+    symbols = tuple(sorted(expr.free_symbols, key=lambda sym: sym.name))
+    return evaluator(expr, symbols)({sym: values[sym.name] for sym in symbols}, dps=mpmath.mp.dps)
 
 
 @functools.cache

@@ -114,3 +114,15 @@ def test_special_functions_and_gamma():
     np.testing.assert_allclose(got[0], [math.gamma(0.5), 2.0], rtol=1e-14)
     np.testing.assert_allclose(got[1], [math.lgamma(0.5), math.log(2.0)], rtol=1e-14)
     np.testing.assert_allclose(got[2], [float(mpmath.erfc(0.5)), float(mpmath.erfc(3.0))], rtol=1e-13)
+
+
+def test_float_function_agrees_with_mpmath_and_refuses_non_symbols():
+    from numerics.compile import float_function
+
+    f = float_function([sp.exp(-x) * (1 + y**2), sp.log(1 + x**2) / (1 + y**2)], [x, y])
+    got = f(0.7, -1.3)
+    want = [_mp(e, {x: sp.Float(0.7, 30), y: sp.Float(-1.3, 30)}) for e in
+            (sp.exp(-x) * (1 + y**2), sp.log(1 + x**2) / (1 + y**2))]
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+    with pytest.raises(InvalidArgument, match="not a SymPy Symbol"):
+        float_function([x], ["x"])
