@@ -20,7 +20,6 @@ is the model's own ``tabled_loss_grad`` on the flat layout: the iterates are bit
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -30,7 +29,7 @@ import numpy as np
 from derivations.errors import InvalidArgument
 from numerics._jit import jit
 from numerics.models.regular_language.data import RLData
-from numerics.models.regular_language.model import SIGN_ZERO, RLModel, tabled_loss_grad
+from numerics.models.regular_language.model import SIGN_ZERO, RLModel, positive_real, tabled_loss_grad
 from numerics.train import CompiledGradient, LogSchedule, ParamGroup, Schedule, train
 from numerics.trajectory import Trajectory
 
@@ -72,14 +71,6 @@ def _choice(name: str, value, choices: tuple[str, ...]) -> str:
     return value
 
 
-def _rate(name: str, value, what: str) -> float:
-    real = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if not (real and math.isfinite(value) and value > 0):
-        msg = f"{name}={value!r} must be a finite real number > 0 ({what})"
-        raise InvalidArgument(msg)
-    return float(value)
-
-
 def _t0(t0, schedule: str) -> int | None:
     if t0 is None and schedule != "two_phase":
         return None
@@ -105,8 +96,8 @@ def boosted_updates(t0: int | None, schedule: str = "two_phase", boost_steps: st
 def w_schedule(eta: float, lam: float, t0: int | None, schedule: str = "two_phase",
                boost_steps: str = "t_lt_t0") -> Schedule:
     """Return the W step sizes: ηλ for the boosted updates (:func:`boosted_updates`), then η."""
-    eta = _rate("eta", eta, "the step size η")
-    lam = _rate("lam", lam, "the attention temperature λ")
+    eta = positive_real("eta", eta, "the step size η")
+    lam = positive_real("lam", lam, "the attention temperature λ")
     boosted = boosted_updates(t0, schedule, boost_steps)
     if boosted is None:
         return Schedule.constant(eta * lam)

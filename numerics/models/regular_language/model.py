@@ -115,6 +115,18 @@ def logistic_losses(z):
 
 
 @jit
+def softmax_in_place(phi, L, top):
+    """Turn the logits ``phi[:L]`` (largest ``top``) into softmax weights: e^{s−top}/Σ e^{s−top}."""
+    total = 0.0
+    for ell in range(L):
+        e = math.exp(phi[ell] - top)
+        phi[ell] = e
+        total += e
+    for ell in range(L):
+        phi[ell] /= total
+
+
+@jit
 def attend(u, W, row, L, lam, phi):
     """Write φ_1..φ_L of one sample (token indices ``row[:L]``) into ``phi[:L]``; return Σ φ_ℓ u[row_ℓ]."""
     q = row[L - 1]
@@ -124,14 +136,9 @@ def attend(u, W, row, L, lam, phi):
         phi[ell] = s
         if s > top:
             top = s
-    total = 0.0
-    for ell in range(L):
-        e = math.exp(phi[ell] - top)
-        phi[ell] = e
-        total += e
+    softmax_in_place(phi, L, top)
     T = 0.0
     for ell in range(L):
-        phi[ell] /= total
         T += phi[ell] * u[row[ell]]
     return T
 
@@ -700,6 +707,15 @@ def live_tokens(data: RLData) -> np.ndarray:
     live = np.zeros(data.dim, dtype=bool)
     live[data.idx[data.idx != PAD]] = True
     return live
+
+
+def positive_real(name: str, value, what: str) -> float:
+    """``value`` as a float if it is a finite real number > 0; otherwise refuse it naming ``name`` and ``what``."""
+    real = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if not (real and math.isfinite(value) and value > 0):
+        msg = f"{name}={value!r} must be a finite real number > 0 ({what})"
+        raise InvalidArgument(msg)
+    return float(value)
 
 
 def _positive_lam(lam) -> float:

@@ -47,6 +47,8 @@ from numerics.models.regular_language.model import (
     live_tokens,
     logistic_loss,
     logistic_weight,
+    positive_real,
+    softmax_in_place,
 )
 
 CHARS = "ab"
@@ -250,14 +252,9 @@ def reduced_loss_grad(theta, lam, length, y, weight, mu_idx, s_idx, grad):
             phi[ell] = s
             if s > top:
                 top = s
-        total = 0.0
-        for ell in range(n):
-            e = math.exp(phi[ell] - top)
-            phi[ell] = e
-            total += e
+        softmax_in_place(phi, n, top)
         T = 0.0
         for ell in range(n):
-            phi[ell] /= total
             T += phi[ell] * theta[mu_idx[c, ell]]
         z = y[c] * T
         loss += weight[c] * logistic_loss(z)
@@ -327,14 +324,6 @@ class ReducedModel:
         return float(loss), grad
 
 
-def _positive(name: str, value, what: str) -> float:
-    real = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if not (real and math.isfinite(value) and value > 0):
-        msg = f"{name}={value!r} must be a finite real number > 0 ({what})"
-        raise InvalidArgument(msg)
-    return float(value)
-
-
 def _steps(name: str, value) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
         msg = f"{name}={value!r} must be an integer >= 0"
@@ -351,7 +340,7 @@ def run_reduced_gd(model: ReducedModel, eta: float, rate_W: tuple[float, float],
 
     The rates are used as given (the full run forms η·λ in float64; pass the same product).
     """
-    eta = _positive("eta", eta, "the step size η")
+    eta = positive_real("eta", eta, "the step size η")
     steps, every, switch = _steps("steps", steps), max(1, _steps("every", every)), _steps("switch", switch)
     sizes = model.orbits.sizes.astype(np.float64)
     is_u = model.orbits.is_u
@@ -419,7 +408,7 @@ def frozen_gd(Z, w, m0, rate: float, checkpoints) -> tuple[np.ndarray, np.ndarra
         msg = (f"frozen_gd needs Z (K, n), w (K,), m0 (n,) and checkpoints >= 0; got {Z.shape}, {w.shape}, "
                f"{m.shape}, {cps[:3]}")
         raise InvalidArgument(msg)
-    rate = _positive("rate", rate, "the step size of m")
+    rate = positive_real("rate", rate, "the step size of m")
     out_m = np.empty((cps.size, Z.shape[1]))
     out_loss = np.empty(cps.size)
     bad = frozen_gd_kernel(Z, w, m, rate, cps, out_m, out_loss)
@@ -526,9 +515,9 @@ def frozen_flow_log_time(Z, w, m0, tau0: float, tau_end: float, h: float = 0.02,
     Z = np.ascontiguousarray(Z, dtype=np.float64)
     w = np.ascontiguousarray(w, dtype=np.float64)
     m = np.array(m0, dtype=np.float64)
-    tau0 = _positive("tau0", tau0, "the start of the flow")
-    tau_end = _positive("tau_end", tau_end, "the end of the flow")
-    h = _positive("h", h, "the step in ln τ")
+    tau0 = positive_real("tau0", tau0, "the start of the flow")
+    tau_end = positive_real("tau_end", tau_end, "the end of the flow")
+    h = positive_real("h", h, "the step in ln τ")
     if tau_end <= tau0:
         msg = f"tau_end={tau_end!r} must exceed tau0={tau0!r}"
         raise InvalidArgument(msg)
