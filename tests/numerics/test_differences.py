@@ -1,10 +1,12 @@
-"""Central-difference Jacobians: exact for quadratics up to rounding, O(h²) otherwise."""
+"""Central-difference Jacobians (exact for quadratics up to rounding, O(h²) otherwise); complex-step gradients."""
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from numerics.differences import central_jacobian
+from derivations.errors import InvalidArgument, NumericalTrouble
+from numerics.differences import central_jacobian, complex_step_gradient
 
 
 @given(st.lists(st.floats(-3, 3), min_size=3, max_size=3))
@@ -25,3 +27,48 @@ def test_smooth_map_to_second_order():
     J = central_jacobian(lambda z: np.array([np.sin(z[0]) * np.exp(z[1])]), y)
     exact = np.array([[np.cos(0.3) * np.exp(-1.2), np.sin(0.3) * np.exp(-1.2)]])
     np.testing.assert_allclose(J, exact, rtol=1e-9)
+
+
+# --- complex-step gradients ---------------------------------------------------------------------
+
+
+@given(st.lists(st.floats(-5, 5), min_size=1, max_size=6))
+def test_complex_step_is_exact_to_rounding_on_a_smooth_function(values):
+    x = np.array(values)
+
+    def f(z):  # analytic, real on reals: Σ sin(z_j) e^{z_j / 3} + (Σ z_j)²
+        return np.sum(np.sin(z) * np.exp(z / 3)) + np.sum(z) ** 2
+
+    exact = (np.cos(x) + np.sin(x) / 3) * np.exp(x / 3) + 2 * np.sum(x)
+    got = complex_step_gradient(f, x)
+    scale = np.abs(np.sin(x) * np.exp(x / 3)).sum() + abs(np.sum(x)) ** 2 + 1
+    assert np.all(np.abs(got - exact) <= 8 * np.finfo(float).eps * scale)
+
+
+def test_complex_step_chooses_components_and_beats_central_differences():
+    x = np.array([1e-3, 2.0, -0.7])
+
+    def f(z):
+        return np.exp(z[0] * 1e4) + z[1] ** 3 * z[2]
+
+    got = complex_step_gradient(f, x, components=[0, 2])
+    exact = np.array([1e4 * np.exp(10.0), x[1] ** 3])
+    assert np.max(np.abs(got - exact) / np.abs(exact)) <= 4 * np.finfo(float).eps
+    central = central_jacobian(lambda z: np.array([f(z).real]), x)[0, [0, 2]]
+    assert np.max(np.abs(central - exact) / np.abs(exact)) > 1e3 * np.finfo(float).eps
+
+
+@pytest.mark.parametrize(("kwargs", "pattern"), [
+    ({"x": np.array([[1.0]])}, "1-D"),
+    ({"x": np.array([np.nan])}, "finite"),
+    ({"x": np.array([1.0]), "step": 1e-3}, "step=0.001"),
+    ({"x": np.array([1.0]), "components": [3]}, r"components must lie in \[0, 1\)"),
+])
+def test_complex_step_refuses_bad_input(kwargs, pattern):
+    with pytest.raises(InvalidArgument, match=pattern):
+        complex_step_gradient(lambda z: np.sum(z), **kwargs)
+
+
+def test_complex_step_reports_a_non_finite_derivative():
+    with pytest.raises(NumericalTrouble, match=r"component\(s\) \[0\]"):
+        complex_step_gradient(lambda z: np.exp(z[0] * 1e3), np.array([1.0]))

@@ -29,6 +29,8 @@ from numerics.models.regular_language import (
     parity_data,
     split_flat,
 )
+from numerics.differences import complex_step_gradient
+from numerics.models.regular_language.analytic import loss_analytic
 from numerics.models.regular_language.data import ep_rule
 from numerics.models.regular_language.model import (
     TABLE_TINY,
@@ -565,3 +567,29 @@ def test_features_at_huge_norms_stay_finite():
     assert np.array_equal(v, v_hi)
     loss, grad = model.gradient(theta)
     assert math.isfinite(loss) and np.all(np.isfinite(grad))
+
+
+# --- gradients against complex-step -----------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(point=points())
+def test_gradient_against_complex_step_in_every_coordinate(point):
+    # the analytic NumPy loss (complex dtype) is a separate implementation from the numba kernels
+    data, lam, theta = point
+    model = RLModel(data, lam)
+    loss, grad = model.gradient(theta)
+    value = loss_analytic(data, theta, lam)
+    assert value.imag == 0 and value.real == pytest.approx(loss, rel=1e-13)
+    step = complex_step_gradient(lambda z: loss_analytic(data, z, lam), theta)
+    scale = np.abs(step).max() + 1e-300
+    assert np.abs(grad - step).max() <= 1e-12 * scale
+    assert np.all(step[~model.live_mask] == 0)  # dead entries: no sample's score depends on them
+
+
+def test_analytic_loss_refuses_a_wrong_shape_and_temperature():
+    data = ep_data(3)
+    with pytest.raises(InvalidArgument, match=r"theta must have shape \(42,\)"):
+        loss_analytic(data, np.zeros(5), 1.0)
+    with pytest.raises(InvalidArgument, match="lam"):
+        loss_analytic(data, np.zeros(42), -1.0)
