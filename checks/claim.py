@@ -140,6 +140,13 @@ class Verdict:
 
         return verdict_html(self)
 
+    @classmethod
+    def from_dict(cls, record: Mapping[str, Any]) -> Verdict:
+        """The verdict of a JSON record written by :meth:`to_dict` (evidence as JSON types)."""
+        return cls(record["id"], record["label"], record["status"], record["summary"], dict(record["evidence"]),
+                   dict(record["params"]), record["budget"], record["seed"], record["replay"],
+                   float(record["elapsed_s"]), list(record.get("figures", [])), list(record.get("pinned", [])))
+
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON record (schema in README.md)."""
         return {

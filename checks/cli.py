@@ -2,7 +2,8 @@
 
 Exit status: 0 when every selected claim computed a verdict (whatever the verdict), 1 when a
 check crashed (a bug in tdcheck, reported as such), 2 for bad input (unknown selector,
-malformed or out-of-domain ``--param``). Selecting, ordering and running the claims is
+malformed or out-of-domain ``--param``), 130 after Ctrl-C (the completed verdicts printed and
+kept in ``--json``). Selecting, ordering and running the claims is
 :mod:`checks.runner`'s, shared with the Python API (``tdcheck.run``); this module parses, shows a
 progress bar and prints.
 """
@@ -22,6 +23,7 @@ from rich.table import Table
 
 from checks.claim import BUDGETS
 from checks.registry import select
+from checks.run_file import RunFile, reusable
 from checks.runner import (
     Plan,
     RunResult,
@@ -34,6 +36,9 @@ from checks.runner import (
     version,
 )
 from derivations.errors import InvalidArgument, TdcheckError
+
+#: exit status after Ctrl-C (128 + SIGINT, as shells report it)
+INTERRUPTED = 130
 
 STATUS_STYLE = {
     "holds": "green",
@@ -81,7 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--workers", type=int, default=None,
                      help="processes running claims in parallel (default: all cores; 1 runs in-process)")
-    run.add_argument("--json", metavar="PATH", help="write the verdicts as JSON ('-' for stdout)")
+    run.add_argument("--json", metavar="PATH",
+                     help="write the verdicts as JSON ('-' for stdout); the file is rewritten as each claim "
+                          "completes, so an interrupted run keeps what it computed")
+    run.add_argument("--resume", action="store_true",
+                     help="with --json PATH: reuse the verdicts in PATH computed with the same parameters, "
+                          "budget, seed and tdcheck version; compute only the rest")
     run.add_argument("--report", metavar="DIR",
                      help="write DIR/index.html and DIR/report.md: verdicts, statements, evidence, figures")
 
@@ -127,6 +137,9 @@ def main(argv: list[str] | None = None) -> int:
             raise
         console.print(f"[bold red]tdcheck: error:[/] {error}", highlight=False)
         return 2
+    except KeyboardInterrupt:  # outside a run's claims (loading, planning, writing): nothing to keep
+        console.print("tdcheck: interrupted", highlight=False)
+        return INTERRUPTED
     return 0  # pragma: no cover - argparse guarantees a command
 
 
@@ -146,28 +159,41 @@ def command_list(args: argparse.Namespace) -> int:
 
 
 def command_run(args: argparse.Namespace, console: Console) -> int:
-    """``tdcheck run``."""
+    """``tdcheck run``: exit 0, 1 when a check crashed, 130 when interrupted (what completed is kept)."""
     the_plan = _planned(args)
     if args.report and Path(args.report).exists() and not Path(args.report).is_dir():
         msg = f"--report {args.report!r} is a file; give a directory (created if missing)"
         raise InvalidArgument(msg)
+    if args.resume and (not args.json or args.json == "-"):
+        msg = "--resume needs --json PATH: the file of the run to resume (and to update)"
+        raise InvalidArgument(msg)
+    reuse: dict = {}
+    if args.resume:
+        reuse, found = reusable(args.json, the_plan, budget=args.budget, seed=args.seed)
+        console.print(f"tdcheck: {found}", highlight=False)
+    run_file = None
+    if args.json and args.json != "-":
+        run_file = RunFile(args.json, selectors=args.selectors, budget=args.budget, seed=args.seed)
     if args.dask:
         from numerics.sweep import dask_executor, use_executor
 
         executor = dask_executor(args.dask)
         args.workers = 1  # the claims here, one by one; their sweeps on the cluster
         with use_executor(executor):
-            result = _execute(the_plan, args, console, forms=bool(args.report))
+            result = _execute(the_plan, args, console, forms=bool(args.report), reuse=reuse, run_file=run_file,
+                              keep_partial=True)
     else:
-        result = _execute(the_plan, args, console, forms=bool(args.report))
+        result = _execute(the_plan, args, console, forms=bool(args.report), reuse=reuse, run_file=run_file,
+                              keep_partial=True)
     print_table(result)
-    if args.json:
-        record = run_record(result, selectors=args.selectors, budget=args.budget, seed=args.seed)
-        text = json.dumps(record, indent=2)
-        if args.json == "-":
-            print(text)
-        else:
-            Path(args.json).write_text(text + "\n")
+    if result.reused:
+        console.print(f"tdcheck: reused {len(result.reused)} verdicts from {args.json}; computed "
+                      f"{result.completed - len(result.reused)}", highlight=False)
+    if args.json == "-":
+        print(json.dumps(run_record(result, selectors=args.selectors, budget=args.budget, seed=args.seed),
+                         indent=2))
+    elif run_file is not None:
+        run_file.write(result)
     if args.report:
         from checks.report import build, write_report
 
@@ -178,6 +204,10 @@ def command_run(args: argparse.Namespace, console: Console) -> int:
                        forms=result.forms, meta=meta)
         page = write_report(args.report, report)
         console.print(f"tdcheck: report written to {page} and {page.with_name('report.md')}", highlight=False)
+    if result.interrupted:
+        where = f"; completed verdicts are in {args.json}" if run_file is not None else ""
+        console.print(f"tdcheck: interrupted: {result.completed} of {result.total} claims{where}", highlight=False)
+        return INTERRUPTED
     return 1 if result.errors else 0
 
 
@@ -188,8 +218,13 @@ def _planned(args: argparse.Namespace) -> Plan:
     return plan(args.selectors, params)
 
 
-def _execute(the_plan: Plan, args: argparse.Namespace, console: Console, *, forms: bool = False) -> RunResult:
-    """Run ``the_plan`` behind a progress bar (on a terminal): claims done, the running claim's progress."""
+def _execute(the_plan: Plan, args: argparse.Namespace, console: Console, *, forms: bool = False,
+             reuse: dict | None = None, run_file: RunFile | None = None, keep_partial: bool = False) -> RunResult:
+    """Run ``the_plan`` behind a progress bar (on a terminal): claims done, the running claim's progress.
+
+    ``run_file`` is rewritten after each completed claim; with ``keep_partial``, Ctrl-C returns what
+    completed (``RunResult.interrupted``) instead of raising.
+    """
     with Progress(
         TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
         TimeElapsedColumn(), console=console, transient=True, disable=not console.is_terminal,
@@ -203,7 +238,8 @@ def _execute(the_plan: Plan, args: argparse.Namespace, console: Console, *, form
             bar.update(task, description=description, completed=event.done)
 
         return execute(the_plan, budget=args.budget, seed=args.seed, workers=args.workers, forms=forms,
-                       progress=tick)
+                       progress=tick, reuse=reuse, on_record=run_file.write if run_file else None,
+                       keep_partial=keep_partial)
 
 
 def print_table(result: RunResult) -> None:

@@ -19,7 +19,6 @@ import time
 import traceback
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,6 +69,20 @@ class RunResult:
     claims: list[Claim] = field(default_factory=list)
     #: prerequisites run because a selected claim requires them: id -> the ids that require it
     prerequisite_of: dict[str, list[str]] = field(default_factory=dict)
+    #: ids whose verdict was taken from an earlier run (``reuse``) instead of computed
+    reused: list[str] = field(default_factory=list)
+    #: the run stopped early (Ctrl-C): ``verdicts`` and ``errors`` hold what had completed
+    interrupted: bool = False
+
+    @property
+    def total(self) -> int:
+        """How many claims the run was to decide."""
+        return len(self.claims)
+
+    @property
+    def completed(self) -> int:
+        """How many claims have a verdict or a crash record."""
+        return len(self.verdicts) + len(self.errors)
 
     def statuses(self) -> dict[str, str]:
         """Each claim's status, or ``"crashed"``."""
@@ -233,18 +246,38 @@ def execute(
     forms: bool = False,
     progress: Callable[[Tick], None] | None = None,
     executor: Executor | None = None,
+    reuse: Mapping[str, Verdict] | None = None,
+    on_record: Callable[[RunResult], None] | None = None,
+    keep_partial: bool = False,
 ) -> RunResult:
     """Run a :class:`Plan` wave by wave: in this process when one worker, else in worker processes.
 
     ``executor`` replaces the process pool (anything with ``submit``; claims are then looked up by
-    id in the registry of wherever the job runs).
+    id in the registry of wherever the job runs). ``reuse`` maps ids to verdicts of an earlier run
+    that the caller has matched to this plan (same parameters, budget, seed, version); such a
+    verdict is taken as it is when every claim it requires is reused too, else recomputed.
+    ``on_record`` receives the run so far (plan order) after each claim completes, e.g. to write
+    it to disk.
+
+    Ctrl-C (``KeyboardInterrupt``) stops the worker processes at once; with ``keep_partial`` the
+    run so far is returned with ``interrupted`` set, else the interrupt is raised again once the
+    workers are down.
     """
     start = time.perf_counter()
     claims = the_plan.claims
     total = len(claims)
     results: dict[str, tuple] = {}
     statuses: dict[str, str] = {}
+    reused: list[str] = []
     tick = progress or (lambda _tick: None)
+
+    def so_far(interrupted: bool = False) -> RunResult:
+        done = [c for c in claims if c.id in results]
+        return RunResult([results[c.id][1] for c in done if results[c.id][0] == "ok"],
+                         [results[c.id][1] for c in done if results[c.id][0] == "error"],
+                         {c.id: results[c.id][2] for c in done if len(results[c.id]) > 2 and results[c.id][2]},
+                         time.perf_counter() - start, list(claims), dict(the_plan.prerequisite_of),
+                         list(reused), interrupted)
 
     def record(cid: str, result: tuple) -> None:
         results[cid] = result
@@ -255,6 +288,8 @@ def execute(
         else:
             statuses[cid] = result[1].status
         tick(Tick(cid, len(results), total))
+        if on_record is not None:
+            on_record(so_far())
 
     def job(cid: str) -> tuple:
         c = by_id[cid]
@@ -262,30 +297,76 @@ def execute(
         return cid, the_plan.overrides[cid], budget, seed, workers, forms, prerequisites
 
     by_id = {c.id: c for c in claims}
-    n_workers = min(workers or os.cpu_count() or 1, max(total, 1))
-    if executor is None and n_workers <= 1:
-        for wave in the_plan.waves:
-            for cid in wave:
-                tick(Tick(cid, len(results), total))
+    for wave in the_plan.waves:
+        for cid in wave:
+            if cid in (reuse or {}) and all(r in reused for r in by_id[cid].requires):
+                reused.append(cid)
+                record(cid, ("ok", reuse[cid]))
+    waves = [[cid for cid in wave if cid not in results] for wave in the_plan.waves]
+    left = sum(map(len, waves))
+    n_workers = min(workers or os.cpu_count() or 1, max(left, 1))
+    try:
+        if executor is None and n_workers <= 1:
+            for wave in waves:
+                for cid in wave:
+                    tick(Tick(cid, len(results), total))
 
-                def report(fraction: float, message: str, claim_id: str = cid) -> None:
-                    tick(Tick(claim_id, len(results), total, fraction, message))
+                    def report(fraction: float, message: str, claim_id: str = cid) -> None:
+                        tick(Tick(claim_id, len(results), total, fraction, message))
 
-                record(cid, run_claim(*job(cid), progress=report, claim=by_id[cid]))
+                    record(cid, run_claim(*job(cid), progress=report, claim=by_id[cid]))
+        else:
+            _in_pool(executor, n_workers, waves, by_id, job, record)
+    except KeyboardInterrupt:
+        if not keep_partial:
+            raise
+        interrupted = True
     else:
-        # a caller's executor stays open for the caller
-        with nullcontext(executor) if executor is not None else worker_pool(n_workers) as pool:
-            for wave in the_plan.waves:
-                # longest first balances the workers
-                ordered = sorted(wave, key=lambda cid: -by_id[cid].cost)
-                futures = {pool.submit(run_claim, *job(cid)): cid for cid in ordered}
-                for future in as_completed(futures):
-                    record(futures[future], future.result())
-    verdicts = [results[c.id][1] for c in claims if results[c.id][0] == "ok"]
-    errors = [results[c.id][1] for c in claims if results[c.id][0] == "error"]
-    report_forms = {c.id: results[c.id][2] for c in claims if len(results[c.id]) > 2 and results[c.id][2]}
-    return RunResult(verdicts, errors, report_forms, time.perf_counter() - start, list(claims),
-                     dict(the_plan.prerequisite_of))
+        interrupted = False
+    return so_far(interrupted)
+
+
+def _in_pool(executor: Executor | None, n_workers: int, waves: list[list[str]], by_id: Mapping[str, Claim],
+             job: Callable[[str], tuple], record: Callable[[str, tuple], None]) -> None:
+    """Run the waves on ``executor`` (left open for its owner) or on a new pool of ``n_workers`` processes.
+
+    On an interrupt the pending jobs are cancelled and the pool's workers terminated before the
+    interrupt goes on (a worker must not outlive the run, still computing a claim nobody awaits).
+    """
+    pool = executor if executor is not None else worker_pool(n_workers)
+    futures: dict = {}
+    try:
+        for wave in waves:
+            # longest first balances the workers
+            ordered = sorted(wave, key=lambda cid: -by_id[cid].cost)
+            futures = {pool.submit(run_claim, *job(cid)): cid for cid in ordered}
+            for future in as_completed(futures):
+                record(futures[future], future.result())
+    except BaseException:
+        if executor is not None:
+            for future in futures:
+                future.cancel()
+        else:
+            # no cancel() here: the pool's own thread fails every pending job once its workers are
+            # gone, and a future cancelled meanwhile makes it raise (CPython 3.11)
+            stop_workers(pool)
+            pool.shutdown(wait=True)
+        raise
+    if executor is None:
+        pool.shutdown(wait=True)
+
+
+def stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Terminate a pool's worker processes now (they ignore SIGINT: the parent decides when they stop)."""
+    terminate = getattr(pool, "terminate_workers", None)  # Python >= 3.14
+    if terminate is not None:
+        terminate()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        if process.is_alive():
+            process.terminate()
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.join(timeout=5)
 
 
 def worker_pool(workers: int) -> ProcessPoolExecutor:
@@ -296,19 +377,47 @@ def worker_pool(workers: int) -> ProcessPoolExecutor:
     # server, started on first use, passes this environment to every worker)
     for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(name, "1")
+    _quiet_resource_tracker()
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_one_thread)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_setup)
 
 
-def _one_thread() -> None:
-    """Worker processes already share the cores: numba kernels inside them run on one thread each.
+def _quiet_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker without its warning about semaphores left by stopped workers.
 
-    Results do not depend on the thread count (Monte-Carlo chunks are seeded independently of it).
+    Workers terminated on Ctrl-C (:func:`stop_workers`) cannot release the named semaphores they
+    hold; the tracker releases them at exit, as it is there to do, but warns of "leaked semaphore
+    objects". The tracker takes its warning filters from ``sys.warnoptions`` when it starts.
     """
+    import sys
+    from multiprocessing import resource_tracker
+
+    option = "ignore:resource_tracker:UserWarning"
+    added = option not in sys.warnoptions
+    if added:
+        sys.warnoptions.append(option)
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        if added:
+            sys.warnoptions.remove(option)
+
+
+def _worker_setup() -> None:
+    """Set up a worker process: one numba thread, and Ctrl-C left to the parent.
+
+    Worker processes already share the cores, so numba kernels inside them run on one thread each
+    (results do not depend on the thread count: Monte-Carlo chunks are seeded independently of it).
+    A terminal's Ctrl-C reaches the whole process group; the workers ignore it, and the parent,
+    which knows what completed, stops them (:func:`stop_workers`).
+    """
+    import signal
+
     import numba
 
     numba.set_num_threads(1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def run_claim(
@@ -347,25 +456,42 @@ def run_claim(
                          "traceback": traceback.format_exc()}
 
 
-def run_record(result: RunResult, *, selectors: list[str], budget: str, seed: int) -> dict:
-    """Return the ``--json`` document (schema in README.md); an added prerequisite says whose it is."""
+def run_header(result: RunResult, *, selectors: list[str], budget: str, seed: int) -> dict:
+    """The ``--json`` document's fields before the verdicts: version, selection, budget, seed, time, counts.
+
+    ``interrupted`` ("interrupted: N of M claims") appears when the run stopped early, ``reused``
+    (how many verdicts came from the file resumed) when any did.
+    """
     counts: dict[str, int] = {}
     for v in result.verdicts:
         counts[v.status] = counts.get(v.status, 0) + 1
-
-    def marked(entry: dict) -> dict:
-        dependents = result.prerequisite_of.get(entry["id"])
-        return {**entry, "prerequisite_of": dependents} if dependents else entry
-
-    return {
+    header = {
         "tdcheck": version(),
         "selectors": selectors,
         "budget": budget,
         "seed": seed,
         "elapsed_s": round(result.elapsed, 3),
         "counts": counts,
-        "verdicts": [marked(v.to_dict()) for v in result.verdicts],
-        "errors": [marked(e) for e in result.errors],
+    }
+    if result.interrupted:
+        header["interrupted"] = f"interrupted: {result.completed} of {result.total} claims"
+    if result.reused:
+        header["reused"] = len(result.reused)
+    return header
+
+
+def marked(result: RunResult, entry: dict) -> dict:
+    """A verdict's or crash's record, with ``prerequisite_of`` when it ran only because others require it."""
+    dependents = result.prerequisite_of.get(entry["id"])
+    return {**entry, "prerequisite_of": dependents} if dependents else entry
+
+
+def run_record(result: RunResult, *, selectors: list[str], budget: str, seed: int) -> dict:
+    """Return the ``--json`` document (schema in README.md); an added prerequisite says whose it is."""
+    return {
+        **run_header(result, selectors=selectors, budget=budget, seed=seed),
+        "verdicts": [marked(result, v.to_dict()) for v in result.verdicts],
+        "errors": [marked(result, e) for e in result.errors],
     }
 
 
