@@ -1,4 +1,4 @@
-"""The ``tdcheck`` command line: list, run, latex.
+"""The ``tdcheck`` command line: list, run, latex, bench, cache.
 
 Exit status: 0 when every selected claim computed a verdict (whatever the verdict), 1 when a
 check crashed (a bug in tdcheck, reported as such), 2 for bad input (unknown selector,
@@ -103,6 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", metavar="PATH", help="write the results as JSON")
     bench.add_argument("--quick", action="store_true", help="fewer repeats (same work per repeat)")
     bench.add_argument("--benchmarks", metavar="DIR", help="folder holding suite.py (default: ./benchmarks)")
+    cache = commands.add_parser("cache", help="where tdcheck's caches are and how big; clear them")
+    cache.add_argument("action", choices=("info", "clear"))
+    cache.add_argument("kinds", nargs="*", metavar="KIND",
+                       help="with clear: the parts to delete (kernels, numba, sympy, figures; default: all)")
     latex = commands.add_parser(
         "latex", help="write a LaTeX document: errata (differs/fails), then printed, derived and difference")
     latex.add_argument("selector", nargs="?", default="*")
@@ -126,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
             return command_run(args, console)
         if args.command == "latex":
             return command_latex(args, console)
+        if args.command == "cache":
+            return command_cache(args, console)
         if args.command == "bench":
             from checks import bench
 
@@ -154,6 +160,31 @@ def command_list(args: argparse.Namespace) -> int:
         table.add_column(column)
     for c in claims:
         table.add_row(c.id, c.kind, c.label, c.label_alt)
+    Console().print(table)
+    return 0
+
+
+def command_cache(args: argparse.Namespace, console: Console) -> int:
+    """``tdcheck cache info``: each part's folder, entries and size; ``tdcheck cache clear [KIND...]``."""
+    from numerics import cache
+
+    if args.action == "clear":
+        removed = cache.clear(args.kinds or None)
+        console.print("tdcheck: removed " + (", ".join(removed) if removed else "nothing (the cache is empty)"),
+                      highlight=False)
+        return 0
+    if args.kinds:
+        msg = f"tdcheck cache info takes no KIND (got {' '.join(args.kinds)}); it lists every part"
+        raise InvalidArgument(msg)
+    rows = cache.info()
+    table = Table(title=f"tdcheck cache: {cache.cache_root()}")
+    for column, justify in (("part", "left"), ("entries", "right"), ("size", "right"), ("folder", "left"),
+                            ("holds", "left")):
+        table.add_column(column, justify=justify)
+    for row in rows:
+        table.add_row(row["kind"], str(row["entries"]), f"{row['bytes'] / 2**20:.1f} MiB", row["folder"], row["holds"])
+    total = sum(r["bytes"] for r in rows)
+    table.caption = f"{sum(r['entries'] for r in rows)} entries, {total / 2**20:.1f} MiB"
     Console().print(table)
     return 0
 

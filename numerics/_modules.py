@@ -9,6 +9,7 @@ name and numba's stamp check stays valid.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import os
@@ -18,6 +19,7 @@ from pathlib import Path
 from types import ModuleType
 
 from numerics import cache_root
+from numerics.cache import discard
 
 
 def kernel_dir() -> Path:
@@ -46,8 +48,11 @@ def load_module(prefix: str, source: str) -> ModuleType:
     if name in sys.modules:
         return sys.modules[name]
     path = kernel_dir() / f"{name}.py"
-    if not path.exists() or path.read_text(encoding="utf-8") != source:
-        write_atomic(path, source.encode())
+    data = source.encode()
+    if not path.exists() or path.read_bytes() != data:
+        if path.exists():
+            discard(path, "its content is not the source its name was hashed from")
+        write_atomic(path, data)
     importlib.invalidate_caches()
     return importlib.import_module(name)
 
@@ -64,19 +69,32 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 
 def import_generated(name: str) -> ModuleType | None:
-    """The generated module ``name`` from :func:`kernel_dir`, or None if its file is gone."""
-    if not (kernel_dir() / f"{name}.py").exists():
-        return None
+    """The generated module ``name`` from :func:`kernel_dir`, or None if its file is gone or damaged.
+
+    A module's name ends with the hash of its source (:func:`module_name`), so a file whose
+    content does not hash to its name (truncated, overwritten) is discarded.
+    """
     if name in sys.modules:
         return sys.modules[name]
+    path = kernel_dir() / f"{name}.py"
+    if not path.exists():
+        return None
+    data = path.read_bytes()
+    if not name.endswith("_" + hashlib.sha256(data).hexdigest()[:16]):
+        discard(path, "its content does not hash to its name")
+        return None
     importlib.invalidate_caches()
     return importlib.import_module(name)
 
 
+@functools.cache
 def _stamp() -> str:
-    """Hash of the code generator's own files: a memo entry is valid only for the code that wrote it."""
+    """Hash of the code generator's own files and of the library versions: a memo entry is valid only for
+    the code that wrote it."""
+    from importlib.metadata import version
+
     here = Path(__file__).parent
-    digest = hashlib.sha256()
+    digest = hashlib.sha256("|".join([sys.version, *(version(n) for n in ("sympy", "numpy", "numba"))]).encode())
     for name in ("compile.py", "printer.py", "stable.py", "_jit.py", "_modules.py"):
         path = here / name
         if path.exists():
@@ -119,7 +137,15 @@ def recall(key: str) -> ModuleType | None:
     entry = kernel_dir() / "memo" / key
     if not entry.exists():
         return None
-    return import_generated(entry.read_text().strip())
+    try:
+        name = entry.read_bytes().decode("ascii").strip()
+    except (OSError, UnicodeDecodeError) as error:
+        discard(entry, error)
+        return None
+    if not name.isidentifier():
+        discard(entry, f"it names no module ({name[:40]!r})")
+        return None
+    return import_generated(name)
 
 
 def remember(key: str, module: ModuleType) -> None:

@@ -37,6 +37,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from numerics.cache import discard
+
 #: packages whose source a SymPy result depends on (besides the defining module)
 DERIVED = ("derivations",)
 #: packages whose source a compiled builder's result depends on
@@ -185,8 +187,12 @@ def _recall_or_compute(fn: Callable, call: tuple, depends: tuple[str, ...], args
     path = _entry(fn, call, depends)
     try:
         return _loads(path.read_bytes())
-    except Exception:  # absent, partial or unreadable entry, or a generated module gone: compute it again
+    except FileNotFoundError:
         pass
+    except ModuleNotFoundError:  # a generated module it refers to is gone: a miss, nothing is damaged
+        pass
+    except Exception as error:  # noqa: BLE001 - truncated, emptied or overwritten: discard, compute again
+        discard(path, error)
     value = fn(*args, **kwargs)
     try:
         data = _dumps(value)
