@@ -7,7 +7,7 @@ closed_forms
     §3 and §4, the 24 ``rl.cf.*`` items: every printed display beside its derivation
     (``derivations.regular_language``), every printed inequality sampled (and certified where its
     box is finite), every printed statement over strings compared exhaustively, and a second,
-    numeric method per item (``cross_checks``).
+    numeric method per item (the package ``cross_checks``, one module per theme).
 """
 
 from checks.regular_language import closed_forms  # noqa: F401

@@ -7,9 +7,10 @@ symbolically or at 30-digit random points, inequalities sampled (and certified o
 statements over strings compared on every string. The canonical value of every reading flag decides
 (spec §2.9); the other readings are reported beside the verdict.
 
-The second, independent method of each item is in :mod:`checks.regular_language.cross_checks` when it
-exists there (the float64/numba model and its 60-digit twin, exact enumeration, GD runs, the
-certified SVM, the CoT rollouts); its verdict joins the item's through the item's ``extra`` parts.
+The second, independent method of each item is in the package :mod:`checks.regular_language.cross_checks`
+(one module per theme) when it exists there (the float64/numba model and its 60-digit twin, exact
+enumeration, GD runs, the certified SVM, the CoT rollouts); its verdict joins the item's through
+the item's ``extra`` parts.
 """
 
 from __future__ import annotations

@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 import derivations.regular_language as R
 from checks.registry import load_all
-from checks.regular_language import cross_checks
-from checks.regular_language import cross_checks_dynamics as X
+from checks.regular_language.cross_checks._dynamics import Run, _flat, _max_margin
+from checks.regular_language.cross_checks.phase1 import _iterate_map
+from checks.regular_language.cross_checks.reduced import reduced_model
 from derivations.regular_language import data as D
 from derivations.regular_language import reduced as RD
 from numerics.models.regular_language import RLModel, class_features_mp, cot_data, ep_data, features_mp
@@ -37,18 +38,12 @@ def _full_gd(data, lam, eta, t0, steps):
                  log=1, states={"theta": (slice(0, model.size), (model.size,))})["theta"]
 
 
-def test_every_dynamics_hook_is_merged_and_names_an_item():
-    assert set(X.CROSS_CHECKS) <= set(R.ITEMS)
-    for item_id, hook in X.CROSS_CHECKS.items():
-        assert cross_checks.CROSS_CHECKS[item_id] is hook
-
-
 @pytest.mark.parametrize("data", [ep_data(3), ep_data(4), cot_data(3), cot_data(3, cot_max_len="2L0-2")],
                          ids=["ep3", "ep4", "cot3", "cot3-2L0-2"])
 def test_numeric_orbits_are_the_derivations_and_have_the_spec_size(data):
     ds = D.ep_dataset(data.L_max) if data.task == "ep" else D.cot_dataset(data.L0, data.flags["cot_max_len"])
     numeric = {frozenset(int(i) for i in m) for m in orbits(data).members}
-    derived = {frozenset(X._flat(s, data.dim) for s in o) for o in RD.orbits(ds)}
+    derived = {frozenset(_flat(s, data.dim) for s in o) for o in RD.orbits(ds)}
     assert numeric == derived
     assert len(numeric) == data.L_max + sum(L + 1 for L in range(2, data.L_max + 1))
 
@@ -105,8 +100,8 @@ def _brute_force_reduced_svm(rows):
 
 
 def test_svm_norm_is_sqrt2_times_a_brute_force_reduced_solve():
-    run = X.Run("ep", 4, 10.0, 0.1, 20)
-    mm = X._max_margin(run)
+    run = Run("ep", 4, 10.0, 0.1, 20)
+    mm = _max_margin(run)
     feats = class_features_mp(run.data, mm.W_sym, run.lam)
     with mpmath.workdps(60):
         rows = [[int(k[2]) * f.positions[0, j] for j in range(run.data.L_max)] for k, f in feats.items()]
@@ -126,7 +121,7 @@ def test_svm_norm_is_sqrt2_times_a_brute_force_reduced_solve():
 
 def test_gd_deviation_from_the_lambda_infinity_map_falls_like_one_over_lambda():
     eta, t0 = 0.01, 20
-    mapped = X._iterate_map("ep", 4, "2L0-1", eta, t0)
+    mapped = _iterate_map("ep", 4, "2L0-1", eta, t0)
     devs = [np.abs(_full_gd(ep_data(4), lam, eta, t0, t0) - mapped).max() for lam in (1e3, 1e4)]
     assert 9.0 < devs[0] / devs[1] < 11.0
 
@@ -152,6 +147,6 @@ def test_frozen_gd_and_its_log_time_flow_reach_the_single_support_vector_asympto
 def test_a_pinned_temperature_reaches_the_reduced_model_check():
     claim = load_all()["rl.cf.reduced_model"]
     ctx = claim.context({"lam": 3.0})
-    out = X.reduced_model(ctx, R.item("rl.cf.reduced_model"))
+    out = reduced_model(ctx, R.item("rl.cf.reduced_model"))
     assert {r["lam"] for r in out["reduced_vs_full"]} == {3.0}
     assert out["disagrees"] == [], out["disagrees"]

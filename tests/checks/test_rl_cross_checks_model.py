@@ -6,6 +6,7 @@ test (a plain-NumPy model after spec §10, literal enumeration with itertools, e
 never against a written-down verdict. A corrupted derivation must be caught.
 """
 
+import importlib
 import itertools
 import math
 from fractions import Fraction
@@ -18,7 +19,14 @@ import derivations.regular_language as R
 from checks.numeric_identity import compare
 from checks.registry import load_all
 from checks.regular_language import cross_checks
-from checks.regular_language import cross_checks_model as X
+from checks.regular_language.cross_checks import CROSS_CHECKS
+from checks.regular_language.cross_checks._common import KEY, ModelPoint, _random_point
+from checks.regular_language.cross_checks.projections import Line
+from numerics.models.regular_language.data import ep_data
+
+#: the theme modules of the package, each named after the derivation module of its items
+THEMES = {"loss_gradient", "projections", "bounds", "early_steps", "cot", "reduced", "phase1", "w_norm",
+          "phase2_margins", "phase2_bounds"}
 
 
 @pytest.fixture(scope="module")
@@ -28,14 +36,20 @@ def claims():
 
 def run(claims, item_id, item=None, pins=None, **options):
     item = item or R.item(item_id, **options)
-    out = X.CROSS_CHECKS[item_id](claims[item_id].context(pins or {}), item)
-    return out, out[X.KEY]
+    out = CROSS_CHECKS[item_id](claims[item_id].context(pins or {}), item)
+    return out, out[KEY]
 
 
 def test_every_hook_is_registered_with_the_items():
-    assert set(X.CROSS_CHECKS) <= set(R.ITEMS)
-    for item_id, hook in X.CROSS_CHECKS.items():
-        assert cross_checks.CROSS_CHECKS[item_id] is hook
+    # model-side and dynamics hooks alike: each lives in the theme module named after the derivation
+    # module of its item (phase2 has two: phase2_margins, phase2_bounds), and every theme registers one
+    assert set(CROSS_CHECKS) <= set(R.ITEMS)
+    for item_id, hook in CROSS_CHECKS.items():
+        package, module = hook.__module__.rsplit(".", 1)
+        assert package == cross_checks.__name__ and module in THEMES
+        assert module.startswith(R.ITEMS[item_id].split(":")[0])
+        assert getattr(importlib.import_module(hook.__module__), hook.__name__) is hook
+    assert {hook.__module__.rsplit(".", 1)[1] for hook in CROSS_CHECKS.values()} == THEMES
 
 
 # ---------------------------------------------------------------------------------------- a plain model
@@ -159,10 +173,10 @@ def test_b1_u_lines_lack_the_length_weight(claims):
     family = ev["families"]["u"]
     assert family["separating_correction"] == "with 2^-L per term"
     assert family["readings"]["as printed"]["first_mismatch"]["status"] == "differs"
-    data = X.ep_data(6)
+    data = ep_data(6)
     rng = np.random.default_rng(0)
-    points = [{"point": X.ModelPoint(data, *X._random_point(rng, data.dim))} for _ in range(3)]
-    line = X.Line("u", 6, None, 0, weighted=False)
+    points = [{"point": ModelPoint(data, *_random_point(rng, data.dim))} for _ in range(3)]
+    line = Line("u", 6, None, 0, weighted=False)
     record = compare(lambda point: line.value(point), lambda point: line.target(*point.at()[3:5]),
                      points=points)
     assert record.constant_ratio == pytest.approx(2.0**6, rel=1e-12)
