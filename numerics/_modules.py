@@ -74,11 +74,11 @@ def import_generated(name: str) -> ModuleType | None:
     A module's name ends with the hash of its source (:func:`module_name`), so a file whose
     content does not hash to its name (truncated, overwritten) is discarded.
     """
-    if name in sys.modules:
-        return sys.modules[name]
     path = kernel_dir() / f"{name}.py"
     if not path.exists():
         return None
+    if name in sys.modules:
+        return sys.modules[name]
     data = path.read_bytes()
     if not name.endswith("_" + hashlib.sha256(data).hexdigest()[:16]):
         discard(path, "its content does not hash to its name")

@@ -1,8 +1,10 @@
 """The on-disk store of SymPy results (numerics.stored): recall, keys, bad entries."""
 
+import pytest
 import sympy as sp
 
 from numerics import stored as store
+from numerics.cache import CacheWarning
 
 CALLS = []
 
@@ -26,7 +28,10 @@ def test_an_unreadable_entry_is_computed_again(tmp_path, monkeypatch):
     monkeypatch.setenv("TDCHECK_CACHE_DIR", str(tmp_path))
     CALLS.clear()
     store.stored(_series)(3)
-    for entry in (tmp_path / "sympy").glob("*.pkl"):
-        entry.write_bytes(b"not a pickle")
-    assert store.stored(_series)(3) == 1 + sp.Symbol("x") + sp.Symbol("x") ** 2 / 2
+    (entry,) = (tmp_path / "sympy").glob("*.pkl")
+    entry.write_bytes(b"not a pickle")
+    with pytest.warns(CacheWarning, match="UnpicklingError") as caught:
+        assert store.stored(_series)(3) == 1 + sp.Symbol("x") + sp.Symbol("x") ** 2 / 2
     assert CALLS == [3, 3]
+    assert [w.filename for w in caught] == [str(entry)]  # the warning names the entry
+    assert entry.exists() and entry.read_bytes() != b"not a pickle"  # rebuilt
