@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 import time
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -205,17 +206,15 @@ def command_run(args: argparse.Namespace, console: Console) -> int:
     run_file = None
     if args.json and args.json != "-":
         run_file = RunFile(args.json, selectors=args.selectors, budget=args.budget, seed=args.seed)
+    running = nullcontext()
     if args.dask:
         from numerics.sweep import dask_executor, use_executor
 
-        executor = dask_executor(args.dask)
+        running = use_executor(dask_executor(args.dask))
         args.workers = 1  # the claims here, one by one; their sweeps on the cluster
-        with use_executor(executor):
-            result = _execute(the_plan, args, console, forms=bool(args.report), reuse=reuse, run_file=run_file,
-                              keep_partial=True)
-    else:
+    with running:
         result = _execute(the_plan, args, console, forms=bool(args.report), reuse=reuse, run_file=run_file,
-                              keep_partial=True)
+                          keep_partial=True)
     print_table(result)
     if result.reused:
         console.print(f"tdcheck: reused {len(result.reused)} verdicts from {args.json}; computed "

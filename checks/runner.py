@@ -320,10 +320,8 @@ def execute(
     except KeyboardInterrupt:
         if not keep_partial:
             raise
-        interrupted = True
-    else:
-        interrupted = False
-    return so_far(interrupted)
+        return so_far(interrupted=True)
+    return so_far()
 
 
 def _in_pool(executor: Executor | None, n_workers: int, waves: list[list[str]], by_id: Mapping[str, Claim],

@@ -187,9 +187,7 @@ def _recall_or_compute(fn: Callable, call: tuple, depends: tuple[str, ...], args
     path = _entry(fn, call, depends)
     try:
         return _loads(path.read_bytes())
-    except FileNotFoundError:
-        pass
-    except ModuleNotFoundError:  # a generated module it refers to is gone: a miss, nothing is damaged
+    except (FileNotFoundError, ModuleNotFoundError):  # absent, or a generated module it refers to is gone
         pass
     except Exception as error:  # noqa: BLE001 - truncated, emptied or overwritten: discard, compute again
         discard(path, error)
