@@ -549,3 +549,107 @@ def figure(decision: AsymptoticDecision, path, *, title: str = "", max_panels: i
     fig.savefig(path, dpi=90)
     plt.close(fig)
     return path
+
+
+#: the corrections g(s) an approximate statement's deviation is fitted with (spec rule R16 of the ss paper)
+CORRECTIONS = {
+    "1/s": lambda s: 1.0 / s,
+    "1/sqrt(s)": lambda s: 1.0 / np.sqrt(s),
+    "1/ln(s)": lambda s: 1.0 / np.log(s),
+    "1/ln(ln(s))": lambda s: 1.0 / np.log(np.log(s)),
+}
+
+
+@dataclass(frozen=True)
+class ApproximationDecision:
+    """An approximate statement P ≈ Q decided in its limit s → ∞ (see :func:`approximation`)."""
+
+    status: Status
+    summary: str
+    s: list[float]
+    deviation: list[float]
+    fits: dict[str, dict[str, float]]
+    best: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status.value, "summary": self.summary, "s": self.s, "deviation": self.deviation,
+                "fits": self.fits, "best": self.best}
+
+
+def approximation(s: Sequence[float], printed: Sequence[float], exact: Sequence[float], *, name: str = "s",
+                  quantity: str = "ratio", rel_err: float = 1e-9, level: float = LEVEL) -> ApproximationDecision:
+    """Decide "P ≈ Q, exact as s → ∞" (an approximate statement and its asymptotic variable s).
+
+    The deviation is D = |P/Q − 1| (``quantity="ratio"``, a positive quantity) or D = |P − Q| (``"log"``, a
+    quantity printed as a logarithm), each value with the error ``rel_err``·(1 + |P|/|Q|) of the numbers
+    behind it. D(s) = D∞ + a·g(s) is fitted by least squares for every g of :data:`CORRECTIONS` defined on
+    the grid (g(s) finite and positive), its parameter errors scaled by √(χ²/dof) when the model misfits
+    (truncation of the expansion), and the best-fitting g (smallest χ²) decides, with D∞'s interval at
+    ``level`` (Student t, n − 2 dof). A decreasing D that no g describes within ``TRUNCATION`` (2 %) of
+    its largest value (e.g. D ∝ ln ln s/ln s) leaves its limit undecided:
+
+    * ``holds``: D decreases along s beyond its errors and the interval of D∞ contains 0 (or every D is
+      within its error of 0);
+    * ``fails``: D does not decrease (it stays or grows beyond its errors), or the interval of D∞ lies
+      above 0;
+    * ``inconclusive`` otherwise, e.g. fewer than 3 values or a decreasing D whose limit the fits place
+      below 0 without reaching it.
+    """
+    x = np.asarray(s, dtype=float)
+    P, Q = np.asarray(printed, dtype=float), np.asarray(exact, dtype=float)
+    if quantity not in ("ratio", "log"):
+        raise InvalidArgument(f"quantity={quantity!r} must be 'ratio' or 'log'")
+    if not (x.shape == P.shape == Q.shape) or x.ndim != 1:
+        raise InvalidArgument(f"{name}, printed and exact must be 1-D of one length; got {x.shape}, {P.shape}, {Q.shape}")
+    if x.size < 3:
+        raise InvalidArgument(f"{name} has {x.size} values; an approximate statement needs at least 3 (spec R16)")
+    order = np.argsort(x)
+    x, P, Q = x[order], P[order], Q[order]
+    D = np.abs(P / Q - 1) if quantity == "ratio" else np.abs(P - Q)
+    err = rel_err * (1 + np.abs(P) / np.maximum(np.abs(Q), 1e-300)) if quantity == "ratio" else \
+        rel_err * (1 + np.abs(P) + np.abs(Q))
+    fits: dict[str, dict[str, float]] = {}
+    for label, g in CORRECTIONS.items():
+        with np.errstate(all="ignore"):
+            column = g(x)
+        if not np.all(np.isfinite(column) & (column > 0)):
+            continue
+        design = np.column_stack([np.ones_like(x), column])
+        coef, *_ = np.linalg.lstsq(design / err[:, None], D / err, rcond=None)
+        residual = (D - design @ coef) / err
+        dof = x.size - 2
+        chi2 = float(residual @ residual)
+        cov = np.linalg.pinv((design / err[:, None]).T @ (design / err[:, None]))
+        birge = max(1.0, chi2 / dof) if dof > 0 else 1.0
+        se = float(np.sqrt(cov[0, 0] * birge))
+        t = stats.t.ppf(0.5 + level / 2, max(dof, 1))
+        misfit = float(np.max(np.abs(D - design @ coef)) / max(float(np.max(D)), 1e-300))
+        fits[label] = {"D_inf": float(coef[0]), "a": float(coef[1]), "D_inf_low": float(coef[0] - t * se),
+                       "D_inf_high": float(coef[0] + t * se), "chi2": chi2, "dof": dof, "max_misfit": misfit}
+    best = min(fits, key=lambda k: fits[k]["chi2"])
+    fit = fits[best]
+    steps = np.diff(D)
+    decreasing = bool(np.all(steps <= 2 * (err[1:] + err[:-1]))) and D[-1] < D[0] - 2 * (err[0] + err[-1])
+    at_zero = bool(np.all(D <= 2 * err))
+    adequate = fit["max_misfit"] <= TRUNCATION
+    if decreasing and not at_zero and not adequate:
+        status = Status.INCONCLUSIVE
+        text = (f"no decision: D decreases along {name} but no correction g describes it within "
+                f"{TRUNCATION:.0%} of its range (best g = {best}, misfit {fit['max_misfit']:.1%}): the grid cannot "
+                f"place its limit")
+        return ApproximationDecision(status, text, x.tolist(), D.tolist(), fits, best)
+    if at_zero or (decreasing and fit["D_inf_low"] <= 0 <= fit["D_inf_high"]):
+        status = Status.HOLDS
+        text = (f"D → 0 as {name} → ∞: every D within its error of 0" if at_zero else
+                f"D decreases and D∞ = {fit['D_inf']:.3g} [{fit['D_inf_low']:.3g}, {fit['D_inf_high']:.3g}] "
+                f"(g = {best}) contains 0: exact in the limit")
+    elif not decreasing or fit["D_inf_low"] > 0:
+        status = Status.FAILS
+        why = "D does not decrease along " + name if not decreasing else "D∞'s interval lies above 0"
+        text = (f"not exact in the limit: {why}; D∞ = {fit['D_inf']:.3g} [{fit['D_inf_low']:.3g}, "
+                f"{fit['D_inf_high']:.3g}] (g = {best})")
+    else:
+        status = Status.INCONCLUSIVE
+        text = (f"no decision: D decreases but D∞ = {fit['D_inf']:.3g} [{fit['D_inf_low']:.3g}, "
+                f"{fit['D_inf_high']:.3g}] (g = {best}) lies below 0")
+    return ApproximationDecision(status, text, x.tolist(), D.tolist(), fits, best)

@@ -23,7 +23,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from checks.claim import BUDGETS
-from checks.registry import select
+from checks.registry import select, select_records
 from checks.run_file import RunFile, reusable
 from checks.runner import (
     Plan,
@@ -153,16 +153,34 @@ def main(argv: list[str] | None = None) -> int:
 def command_list(args: argparse.Namespace) -> int:
     """``tdcheck list``."""
     claims = select([args.selector])
+    records = select_records([args.selector])
     if args.json:
-        print(json.dumps([c.describe() for c in claims], indent=2))
+        print(json.dumps([c.describe() for c in claims] + [r.describe() for r in records], indent=2))
         return 0
-    table = Table(title=f"{len(claims)} claims")
-    for column in ("id", "kind", "label", "label (other version)"):
-        table.add_column(column)
-    for c in claims:
-        table.add_row(c.id, c.kind, c.label, c.label_alt)
-    Console().print(table)
+    if claims:
+        table = Table(title=f"{len(claims)} claims")
+        for column in ("id", "kind", "label", "label (other version)"):
+            table.add_column(column)
+        for c in claims:
+            table.add_row(c.id, c.kind, c.label, c.label_alt)
+        Console().print(table)
+    if records:
+        print_records(records, evaluate=False)
     return 0
+
+
+def print_records(records, *, evaluate: bool) -> None:
+    """Options and parameter sets: what they hold (and, when ``evaluate``, their derived quantities)."""
+    table = Table(title=f"{len(records)} options and parameter sets (records: nothing is checked)")
+    for column in ("id", "kind", "content", "doc"):
+        table.add_column(column, overflow="fold")
+    for r in records:
+        shown = r.evaluate() if evaluate else r.describe()
+        content = "; ".join(f"{k}: {v}" for k, v in shown["content"].items())
+        if "derived" in shown:
+            content += "\n\\[derived] " + "; ".join(f"{k}: {v}" for k, v in shown["derived"].items() if k != "E")
+        table.add_row(r.id, r.kind, content, r.doc)
+    Console(width=max(Console().width, 140)).print(table)
 
 
 def command_cache(args: argparse.Namespace, console: Console) -> int:
@@ -193,6 +211,11 @@ def command_cache(args: argparse.Namespace, console: Console) -> int:
 def command_run(args: argparse.Namespace, console: Console) -> int:
     """``tdcheck run``: exit 0, 1 when a check crashed, 130 when interrupted (what completed is kept)."""
     the_plan = _planned(args)
+    records = select_records(args.selectors)
+    if records:
+        print_records(records, evaluate=True)
+        if not the_plan.claims:
+            return 0
     if args.report and Path(args.report).exists() and not Path(args.report).is_dir():
         msg = f"--report {args.report!r} is a file; give a directory (created if missing)"
         raise InvalidArgument(msg)

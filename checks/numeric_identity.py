@@ -263,3 +263,114 @@ def compare(
         worst=worst[1] if worst else None, counterexample=counterexample, non_finite=non_finite,
         ratio_range=(min(ratios), max(ratios)) if ratios else None, rounding_points=rounding,
     )
+
+
+@dataclass(frozen=True)
+class Display:
+    """One printed display of a numeric-identity item: ``printed(**point)`` against ``derived(**point)``.
+
+    ``family`` names the family of structured points it is compared at (an item draws each family once);
+    ``reading`` the option values it is encoded under (empty: every reading); only displays of the canonical
+    reading decide.
+    """
+
+    name: str
+    label: str
+    printed: Callable[..., Any]
+    derived: Callable[..., Any]
+    family: str
+    reading: Mapping[str, str] = field(default_factory=dict)
+    description: str = ""
+    atol: float = 0.0
+
+
+@dataclass
+class IdentityItemCheck:
+    """The check kind of an item whose displays are identities between array formulas at structured points.
+
+    ``displays()`` builds the displays; ``families(ctx)`` returns, per family name, the points (mappings
+    name → value: matrices, indices, scalars) drawn for the context's budget and seed, pins honoured by the
+    caller. Each display is compared by :func:`compare` at every point of its family at ``dps`` digits.
+    The item ``differs`` when a canonical display differs, is ``inconclusive`` when a canonical display is
+    non-finite somewhere (reported, never agreement) or ``extra`` (a second method) disagrees, and
+    ``holds`` otherwise; displays under other readings are reported beside the verdict.
+    """
+
+    displays: Callable[[], list[Display]]
+    families: Callable[[Any], Mapping[str, list[Mapping[str, Any]]]]
+    default_readings: Mapping[str, str] = field(default_factory=dict)
+    extra: Callable[[Any, Any], dict[str, Any]] | None = None
+    #: digits of the comparison and those that may be lost (rtol = 10^(slack − dps)); float64 callables
+    #: compared at R8's 1e-12 use dps=15, slack=3
+    dps: int = 60
+    slack: int = 10
+    #: what the item could not encode as printed (a shape-inconsistent print, an undefined symbol), reported
+    notes: tuple[str, ...] = ()
+
+    def canonical(self, reading: Mapping[str, str]) -> bool:
+        """True when every flag of ``reading`` takes its canonical value."""
+        return all(self.default_readings.get(flag, value) == value for flag, value in reading.items())
+
+    def __call__(self, ctx):
+        displays = self.displays()
+        points = self.families(ctx)
+        evidence: dict[str, Any] = {"formulas": {}, "families": {k: len(v) for k, v in points.items()}}
+        differing, alternative, undefined, n_canonical = [], [], [], 0
+        for display in displays:
+            record = compare(display.printed, display.derived, points=points[display.family], dps=self.dps,
+                             slack=self.slack, atol=display.atol)
+            entry = {"label": display.label, "description": display.description, "family": display.family,
+                     **record.to_dict()}
+            if display.reading:
+                entry["reading"] = dict(display.reading)
+            evidence["formulas"][display.name] = entry
+            canonical = self.canonical(display.reading)
+            n_canonical += canonical
+            if record.status == DIFFERS:
+                (differing if canonical else alternative).append(display.name)
+            elif record.status == NON_FINITE and canonical:
+                undefined.append(display.name)
+        n_points = sum(len(v) for v in points.values())
+        precision = f"{self.dps} digits" if self.dps > 15 else f"float64, relative 1e-{self.dps - self.slack}"
+        head = (f"{n_canonical - len(differing)}/{n_canonical} displays equal their derivation (canonical "
+                f"reading) at {n_points} structured points, {precision}")
+        extra = self.extra(ctx, displays) if self.extra is not None else {}
+        return display_outcome(head, evidence, differing, alternative, undefined, extra, self.notes)
+
+
+def display_outcome(head: str, evidence: dict[str, Any], differing: list[str], alternative: list[str],
+                    undefined: list[str], extra: dict[str, Any], notes: tuple[str, ...] = (), worst: str = ""):
+    """The verdict of an item of displays (shared by the numeric- and array-identity kinds).
+
+    ``differs`` when a canonical display differs; ``inconclusive`` when one is not finite somewhere or the
+    second method (``extra``: evidence, a ``summary`` and the parts that ``disagrees``) disagrees with the
+    derivation; ``holds`` otherwise. The other readings' differences are listed beside the verdict.
+    """
+    from checks.claim import Outcome
+    from checks.status import Status
+
+    extra = dict(extra)
+    extra_summary = extra.pop("summary", "")
+    disagrees = list(extra.pop("disagrees", []))
+    evidence.update(extra)
+    parts = [head]
+    if differing:
+        parts.append("differs: " + ", ".join(differing[:4]) + (" …" if len(differing) > 4 else "") + worst)
+    if alternative:
+        parts.append("under other readings also differ: " + ", ".join(alternative[:4])
+                     + (" …" if len(alternative) > 4 else ""))
+        evidence["differs_under_other_readings"] = alternative
+    if undefined:
+        parts.append("not finite at some point: " + ", ".join(undefined))
+    if disagrees:
+        parts.append("a second method disagrees with the derivation: " + ", ".join(disagrees))
+    if extra_summary:
+        parts.append(extra_summary)
+    if notes:
+        evidence["notes"] = list(notes)
+        parts.append("notes: " + "; ".join(notes))
+    if undefined or disagrees:
+        status = Status.INCONCLUSIVE
+    else:
+        status = Status.DIFFERS if differing else Status.HOLDS
+    return Outcome(status, "; ".join(parts), evidence=evidence)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from derivations.errors import InvalidArgument, unknown_name
+from derivations.scan_snap.symbols import READINGS as SS_READINGS
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ class Paper:
         if match is None:
             raise InvalidArgument(f"the specification {self.spec} has no section 'Deliverables for this paper'")
         section = spec_text[match.end():]
-        return re.findall(rf"^- \[[ x]\] ({re.escape(self.prefix)}\.[A-Za-z0-9_.]+)", section, re.M)
+        return re.findall(rf"^- \[[ x]\] `?({re.escape(self.prefix)}\.[A-Za-z0-9_.]+)", section, re.M)
 
 
 PAPERS: dict[str, Paper] = {
@@ -122,6 +123,16 @@ PAPERS: dict[str, Paper] = {
                 "phase2_window": ("own", "zero_to_T", "t2_to_T"), "focus_reading": ("inequalities", "argmax"),
                 "automaton_start": ("t1", "t2"), "sec6_reading": ("descriptive", "slope_profile"),
             },
+        ),
+        Paper(
+            prefix="ss",
+            title="Scan and Snap: Understanding Training Dynamics and Token Composition in 1-layer Transformer",
+            reference="Tian, Wang, Chen, Du, arXiv:2305.16380",
+            spec="scan-and-snap.md",
+            checks="checks.scan_snap",
+            symbols="derivations.scan_snap.symbols:SYMBOL_NAMES",
+            # spec §2.9 (the setting options ss.opt.*), canonical value first
+            readings=dict(SS_READINGS),
         ),
     )
 }

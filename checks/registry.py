@@ -7,9 +7,11 @@ from collections.abc import Callable, Iterable
 
 from checks.claim import Claim, Context, Outcome
 from checks.papers import PAPERS
+from checks.records import Record
 from derivations.errors import InvalidArgument, close_matches
 
 _REGISTRY: dict[str, Claim] = {}
+_RECORDS: dict[str, Record] = {}
 
 
 def register(claim: Claim) -> Claim:
@@ -21,6 +23,28 @@ def register(claim: Claim) -> Claim:
                               f"{', '.join(PAPERS)} (checks.papers) and the id must start with its prefix")
     _REGISTRY[claim.id] = claim
     return claim
+
+
+def register_record(record: Record) -> Record:
+    """Add an option or parameter-set record (ids unique across claims and records, prefixed by a paper)."""
+    if record.id in _RECORDS or record.id in _REGISTRY:
+        raise InvalidArgument(f"record id {record.id!r} is registered twice")
+    if record.paper not in PAPERS or not record.id.startswith(record.paper + "."):
+        raise InvalidArgument(f"record id {record.id!r} of paper {record.paper!r}: the id must start with a "
+                              f"known paper's prefix ({', '.join(PAPERS)})")
+    _RECORDS[record.id] = record
+    return record
+
+
+def _matches(cid: str, selector: str) -> bool:
+    return fnmatch.fnmatchcase(cid, selector) or cid.startswith(selector + ".") or cid == selector
+
+
+def select_records(selectors: Iterable[str]) -> list[Record]:
+    """The records matching any selector (no error when none does), in registration order."""
+    load_all()
+    selectors = list(selectors) or ["*"]
+    return [r for rid, r in _RECORDS.items() if any(_matches(rid, s) for s in selectors)]
 
 
 def claim(claim_id: str, *, paper: str, label: str, kind: str, **fields) -> Callable:
@@ -50,10 +74,9 @@ def select(selectors: Iterable[str]) -> list[Claim]:
     selectors = list(selectors) or ["*"]
     chosen: dict[str, Claim] = {}
     for selector in selectors:
-        matches = [
-            c for cid, c in registry.items()
-            if fnmatch.fnmatchcase(cid, selector) or cid.startswith(selector + ".") or cid == selector
-        ]
+        matches = [c for cid, c in registry.items() if _matches(cid, selector)]
+        if not matches and any(_matches(rid, selector) for rid in _RECORDS):
+            continue  # a record (an option, a parameter set): selected by select_records, not run
         if not matches:
             near = close_matches(selector, registry, n=6)
             hint = f"; close matches: {', '.join(near)}" if near else f"; papers: {', '.join(PAPERS)}"

@@ -105,6 +105,11 @@ class Evaluator:
         self.expr = sp.sympify(expr).replace(lambda e: isinstance(e, sp.Derivative), lambda e: e.doit())
         self.symbols = symbols
         self._function = sp.lambdify(symbols, self.expr, modules=["mpmath"])
+        # an integer symbol is passed as a Python int only where Python needs one (the bounds of a Sum
+        # that lambdify unrolls into a range); elsewhere as an mpf, so that 1/(M - 1) is not a
+        # 16-digit float division of ints
+        self._as_int = {s for limited in self.expr.atoms(sp.Sum, sp.Product) for _, lo, hi in limited.limits
+                        for s in (sp.sympify(lo).free_symbols | sp.sympify(hi).free_symbols)}
 
     def __call__(self, point: Mapping[sp.Symbol, object], dps: int = 30):
         """Return the value at ``point`` (mpmath number) or raise ``ZeroDivisionError``/``ValueError``."""
@@ -115,7 +120,7 @@ class Evaluator:
             for sym in self.symbols:
                 value = point[sym]
                 if sym.is_integer:
-                    args.append(int(value))
+                    args.append(int(value) if sym in self._as_int else mpmath.mpf(int(value)))
                     continue
                 if isinstance(value, mpmath.mpf):
                     args.append(value)  # already a binary number of its own precision

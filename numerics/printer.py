@@ -1,7 +1,8 @@
 """The SymPy printer behind :mod:`numerics.compile`: SymPy expressions → numba-compilable Python.
 
 :class:`NumbaPrinter` is a strict :class:`~sympy.printing.pycode.PythonCodePrinter`: it prints
-``math.*`` calls, the stable helpers of :mod:`numerics.stable`, and refuses (with
+``math.*`` calls, the helpers of :mod:`numerics.stable` and :mod:`numerics.special` (listed with
+their modules in :data:`HELPER_MODULES`, imported by the generated modules), and refuses (with
 :class:`~derivations.errors.InvalidArgument`) whatever numba could not compile or would type
 badly, instead of printing something that fails later inside numba. :func:`check_supported`
 runs the same whitelist over a whole expression tree before any code is generated, so that the
@@ -29,8 +30,24 @@ MATH_FUNCTIONS: dict[str, str] = {
     "log2": "log2", "loggamma": "lgamma", "sin": "sin", "sinh": "sinh", "tan": "tan", "tanh": "tanh",
 }  # fmt: skip
 
-#: Helpers of :mod:`numerics.stable` that generated modules import.
-STABLE_HELPERS = ("expm1_ratio", "logaddexp", "sign")
+#: Helper functions that generated modules import → the module defining them. The printer prints
+#: calls of these names; :func:`helper_imports` gives the import lines for the generated modules.
+HELPER_MODULES: dict[str, str] = {
+    "expm1_ratio": "numerics.stable",
+    "logaddexp": "numerics.stable",
+    "sign": "numerics.stable",
+    "lambertw0": "numerics.special",
+}
+
+
+
+def helper_imports() -> list[str]:
+    """Return the import lines of all :data:`HELPER_MODULES`: one per module, sorted (deterministic)."""
+    names: dict[str, list[str]] = {}
+    for name, module in HELPER_MODULES.items():
+        names.setdefault(module, []).append(name)
+    return [f"from {module} import {', '.join(sorted(names[module]))}" for module in sorted(names)]
+
 
 _ALLOWED_FUNCTIONS = frozenset(MATH_FUNCTIONS) | {
     "Max",
@@ -40,6 +57,7 @@ _ALLOWED_FUNCTIONS = frozenset(MATH_FUNCTIONS) | {
     "Expm1Ratio",
     "logaddexp",
     "Mod",
+    "LambertW",
 }
 _ALLOWED_NODES = (
     sp.Symbol, sp.Integer, sp.Rational, sp.Float, sp.Add, sp.Mul, sp.Pow, sp.Max, sp.Min,
@@ -116,6 +134,13 @@ def _has_default(piecewise: sp.Piecewise) -> bool:
     return piecewise.args[-1].cond == sp.true
 
 
+def _lambertw_branch_message(node: sp.Basic, where: str) -> str:
+    return (
+        f"LambertW with branch k = {node.args[1]} (in {node}) in {where}: only the principal branch "
+        "LambertW(x) (k = 0, numerics.special.lambertw0) has a numba translation"
+    )
+
+
 def check_supported(expr: sp.Basic, where: str) -> None:
     """Raise :class:`InvalidArgument` naming the first sub-expression numba code cannot express.
 
@@ -141,6 +166,8 @@ def check_supported(expr: sp.Basic, where: str) -> None:
         elif isinstance(node, _ALLOWED_NODES):
             continue
         elif isinstance(node, sp.Function):
+            if isinstance(node, sp.LambertW) and len(node.args) != 1:
+                raise InvalidArgument(_lambertw_branch_message(node, where))
             if type(node).__name__ not in _ALLOWED_FUNCTIONS:
                 msg = (
                     f"function {type(node).__name__} (in {node}) in {where} has no numba translation; "
@@ -236,6 +263,18 @@ class NumbaPrinter(PythonCodePrinter):
 
     def _print_logaddexp(self, expr):
         return f"logaddexp({self._print(expr.args[0])}, {self._print(expr.args[1])})"
+
+    def _print_LambertW(self, expr):
+        if len(expr.args) != 1:
+            raise InvalidArgument(_lambertw_branch_message(expr, "the expression"))
+        if self.printmethod != NumbaPrinter.printmethod:
+            # a printer for another target (NumPy: ArrayPrinter) that has no twin of the helper
+            msg = (
+                f"LambertW (in {expr}) has no {self.language} translation; compile it into a kernel "
+                "(scalar_kernel, grid_kernel), which calls numerics.special.lambertw0"
+            )
+            raise InvalidArgument(msg)
+        return f"lambertw0({self._print(expr.args[0])})"
 
     def _print_Piecewise(self, expr):
         if not _has_default(expr):

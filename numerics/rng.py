@@ -88,14 +88,19 @@ def mix64(z):
 
 @jit
 def stream_base(key, stream):
-    """The starting point of stream ``stream`` (≥ 0) under ``key``."""
-    return mix64(mix64(key) + (np.uint64(stream) + _ONE) * GAMMA)
+    """The starting point of stream ``stream`` (≥ 0) under ``key``.
+
+    ``key`` is cast to uint64: a Python int below 2⁶³ would otherwise be typed int64, and int64 + uint64
+    is float64 in numba (silently wrong words). Python callers pass keys ≥ 2⁶³ as ``np.uint64``.
+    """
+    return mix64(mix64(np.uint64(key)) + (np.uint64(stream) + _ONE) * GAMMA)
 
 
 @jit
 def word(base, counter):
-    """The ``counter``-th (≥ 0) 64-bit word of the stream starting at ``base``."""
-    return mix64(base + (np.uint64(counter) + _ONE) * GAMMA)
+    """The ``counter``-th (≥ 0) 64-bit word of the stream starting at ``base`` (cast to uint64, as in
+    :func:`stream_base`)."""
+    return mix64(np.uint64(base) + (np.uint64(counter) + _ONE) * GAMMA)
 
 
 @jit
