@@ -82,13 +82,20 @@ class ArrayIdentityCheck:
     notes: tuple[str, ...] = ()
 
     def canonical(self, reading: Mapping[str, str]) -> bool:
-        """True when every flag of ``reading`` takes its canonical value."""
-        return all(self.default_readings.get(flag, value) == value for flag, value in reading.items())
+        """True when every flag of ``reading`` takes its deciding value: canonical, or pinned with ``--param``."""
+        from checks.configurations import in_reading
+
+        return in_reading(reading, getattr(self, "_deciding", None) or self.default_readings)
 
     def __call__(self, ctx):
+        from checks.configurations import deciding_readings
+
+        self._deciding = deciding_readings(self.default_readings, ctx)
         displays = self.displays()
         cases = self.families(ctx)
         evidence: dict[str, Any] = {"formulas": {}, "families": {k: len(v) for k, v in cases.items()}}
+        if self._deciding != dict(self.default_readings):
+            evidence["deciding_reading"] = {k: v for k, v in self._deciding.items() if k in ctx.pinned}
         differing, alternative, undefined, n_canonical = [], [], [], 0
         for display in displays:
             record = {"label": display.label, "description": display.description, "family": display.family,

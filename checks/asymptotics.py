@@ -222,7 +222,9 @@ class SliceDecision:
     x: np.ndarray
     r: np.ndarray
     s: np.ndarray
-    behaviour: str  # "limit", "to_zero", "to_infinity", "undecided", "unmeasured", "outside"
+    #: "limit", "to_zero", "to_infinity", "bounded" (a positive limit or a decay to 0, the grid cannot tell
+    #: which: enough for O), "undecided", "unmeasured", "outside"
+    behaviour: str
     reason: str
     r_inf: float = math.nan
     r_inf_interval: tuple[float, float] = (math.nan, math.nan)
@@ -239,7 +241,7 @@ class SliceDecision:
         base = form.rstrip("~")
         table = {
             "Theta": {"limit": Status.HOLDS, "to_zero": Status.FAILS, "to_infinity": Status.FAILS},
-            "O": {"limit": Status.HOLDS, "to_zero": Status.HOLDS, "to_infinity": Status.FAILS},
+            "O": {"limit": Status.HOLDS, "to_zero": Status.HOLDS, "to_infinity": Status.FAILS, "bounded": Status.HOLDS},
             "Omega": {"limit": Status.HOLDS, "to_zero": Status.FAILS, "to_infinity": Status.HOLDS},
         }[base]
         if self.behaviour in ("unmeasured", "outside"):
@@ -386,6 +388,10 @@ def _limit_of_ratio(x: Sequence[float], r: Sequence[float], se: Sequence[float] 
     elif positive and significant:
         out.reason = (f"the grid cannot tell a limit (r∞ = {out.r_inf:.4g} in [{lo:.4g}, {hi:.4g}]) from a drift "
                       f"(β = {out.drift['beta']:.3g}): extend the sweep along {variable.name}")
+        if out.drift["beta"] < 0:
+            # a positive limit or a decay to 0: bounded either way, which is all an O statement asks
+            out.behaviour = "bounded"
+            out.reason += "; the ratio is bounded either way"
     elif positive and unresolved:
         d, b_lo, b_hi = unresolved[0]
         out.reason = (f"r∞ = {out.r_inf:.4g} in [{lo:.4g}, {hi:.4g}], but a drift {d.name} with β in "
@@ -493,7 +499,8 @@ def _summary(form: str, status: Status, slices: list[SliceDecision]) -> str:
     counts: dict[str, int] = {}
     for s in slices:
         counts[s.behaviour] = counts.get(s.behaviour, 0) + 1
-    words = {"limit": "settle", "to_zero": "tend to 0", "to_infinity": "grow without bound", "undecided": "undecided",
+    words = {"limit": "settle", "to_zero": "tend to 0", "to_infinity": "grow without bound",
+             "bounded": "stay bounded (a limit or a decay)", "undecided": "undecided",
              "unmeasured": "have too few values (not reached)", "outside": "leave the regime of the hypotheses"}
     parts = [f"{form} {status.value}: " + ", ".join(f"{n} slices {words[b]}" for b, n in counts.items())]
     limits = [s for s in slices if s.behaviour == "limit"]
@@ -517,7 +524,7 @@ def figure(decision: AsymptoticDecision, path, *, title: str = "", max_panels: i
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    order = {"to_zero": 0, "to_infinity": 0, "undecided": 1, "limit": 2, "unmeasured": 3, "outside": 4}
+    order = {"to_zero": 0, "to_infinity": 0, "undecided": 1, "bounded": 1, "limit": 2, "unmeasured": 3, "outside": 4}
     slices = sorted(decision.slices, key=lambda s: order[s.behaviour])[:max_panels]
     if not slices:
         return None
@@ -586,7 +593,7 @@ def approximation(s: Sequence[float], printed: Sequence[float], exact: Sequence[
     the grid (g(s) finite and positive), its parameter errors scaled by √(χ²/dof) when the model misfits
     (truncation of the expansion), and the best-fitting g (smallest χ²) decides, with D∞'s interval at
     ``level`` (Student t, n − 2 dof). A decreasing D that no g describes within ``TRUNCATION`` (2 %) of
-    its largest value (e.g. D ∝ ln ln s/ln s) leaves its limit undecided:
+    its largest value beyond two of its errors (e.g. D ∝ ln ln s/ln s) leaves its limit undecided:
 
     * ``holds``: D decreases along s beyond its errors and the interval of D∞ contains 0 (or every D is
       within its error of 0);
@@ -601,13 +608,30 @@ def approximation(s: Sequence[float], printed: Sequence[float], exact: Sequence[
         raise InvalidArgument(f"quantity={quantity!r} must be 'ratio' or 'log'")
     if not (x.shape == P.shape == Q.shape) or x.ndim != 1:
         raise InvalidArgument(f"{name}, printed and exact must be 1-D of one length; got {x.shape}, {P.shape}, {Q.shape}")
-    if x.size < 3:
-        raise InvalidArgument(f"{name} has {x.size} values; an approximate statement needs at least 3 (spec R16)")
-    order = np.argsort(x)
-    x, P, Q = x[order], P[order], Q[order]
     D = np.abs(P / Q - 1) if quantity == "ratio" else np.abs(P - Q)
     err = rel_err * (1 + np.abs(P) / np.maximum(np.abs(Q), 1e-300)) if quantity == "ratio" else \
         rel_err * (1 + np.abs(P) + np.abs(Q))
+    return deviation_limit(x, D, err, name=name, level=level)
+
+
+def deviation_limit(s: Sequence[float], deviation: Sequence[float], error: Sequence[float], *, name: str = "s",
+                    level: float = LEVEL) -> ApproximationDecision:
+    """Decide whether a deviation D(s) >= 0, each value with its (absolute) ``error``, vanishes as s → ∞.
+
+    The rules are those of :func:`approximation` (which computes D from a printed and an exact quantity);
+    Monte-Carlo deviations pass their standard errors (times a coverage factor) as ``error``.
+    """
+    x, D, err = (np.asarray(v, dtype=float) for v in (s, deviation, error))
+    if not (x.shape == D.shape == err.shape) or x.ndim != 1:
+        raise InvalidArgument(f"{name}, deviation and error must be 1-D of one length; got {x.shape}, {D.shape}, "
+                              f"{err.shape}")
+    if x.size < 3:
+        raise InvalidArgument(f"{name} has {x.size} values; an approximate statement needs at least 3 (spec R16)")
+    if np.any(err <= 0) or not np.all(np.isfinite(D)):
+        raise InvalidArgument(f"every error must be > 0 and every deviation finite (got errors {err.tolist()[:4]}, "
+                              f"deviations {D.tolist()[:4]})")
+    order = np.argsort(x)
+    x, D, err = x[order], D[order], err[order]
     fits: dict[str, dict[str, float]] = {}
     for label, g in CORRECTIONS.items():
         with np.errstate(all="ignore"):
@@ -623,7 +647,8 @@ def approximation(s: Sequence[float], printed: Sequence[float], exact: Sequence[
         birge = max(1.0, chi2 / dof) if dof > 0 else 1.0
         se = float(np.sqrt(cov[0, 0] * birge))
         t = stats.t.ppf(0.5 + level / 2, max(dof, 1))
-        misfit = float(np.max(np.abs(D - design @ coef)) / max(float(np.max(D)), 1e-300))
+        # the part of the residuals beyond two of their errors, relative to the largest deviation
+        misfit = float(np.max(np.maximum(np.abs(D - design @ coef) - 2 * err, 0.0)) / max(float(np.max(D)), 1e-300))
         fits[label] = {"D_inf": float(coef[0]), "a": float(coef[1]), "D_inf_low": float(coef[0] - t * se),
                        "D_inf_high": float(coef[0] + t * se), "chi2": chi2, "dof": dof, "max_misfit": misfit}
     best = min(fits, key=lambda k: fits[k]["chi2"])

@@ -108,8 +108,10 @@ class ItemCheck:
         return self._item
 
     def canonical(self, reading: Mapping[str, str]) -> bool:
-        """True when every flag of ``reading`` takes its canonical value (flags without one always do)."""
-        return all(self.default_readings.get(flag, value) == value for flag, value in reading.items())
+        """True when every flag of ``reading`` takes its deciding value: canonical, or pinned with ``--param``."""
+        from checks.configurations import in_reading
+
+        return in_reading(reading, getattr(self, "_deciding", None) or self.default_readings)
 
     def certification(self, ctx: Context, item: Item, fixed: Mapping[sp.Symbol, object]) -> list[dict[str, Any]]:
         """Certify every region inequality of ``item`` within the budget (records in inequality order)."""
@@ -140,10 +142,15 @@ class ItemCheck:
 
     def __call__(self, ctx: Context) -> Outcome:
         """Verify every display of the item, run the Monte-Carlo cross-checks, and decide."""
+        from checks.configurations import deciding_readings
+
         item = self.item
         effort = EFFORT[ctx.budget]
         fixed = pinned(ctx, item_domain(item))
+        self._deciding = deciding_readings(self.default_readings, ctx)
         evidence: dict[str, Any] = {"formulas": {}, "inequalities": {}}
+        if self._deciding != dict(self.default_readings):
+            evidence["deciding_reading"] = {k: v for k, v in self._deciding.items() if k in ctx.pinned}
         outside = {i.id: reason for i in item.inequalities if (reason := region_missed(i, fixed))}
         if outside:
             # the pinned parameters leave no point of these inequalities' regions: nothing to decide
