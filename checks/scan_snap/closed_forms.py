@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable
 
 import derivations.scan_snap as D
-from checks.claim import Claim
+from checks.claim import Claim, Param
 from checks.kinds import ItemCheck
 from checks.registry import register
 from derivations.domain import Domain, Interval
@@ -50,6 +50,7 @@ LABELS = {
     "ss.dv.equal_overlap_spectrum": "derived (Remark 1, Corollary 2)",
     "ss.dv.lemma10_region": "derived (Eqn 58)",
     "ss.dv.lemma11_factor": "derived (Eqns 64–65)",
+    "ss.dv.eq130_validity": "derived (Eqn 130, L1005)",
 }
 
 #: the parameters a user may pin, per item (a pin fixes the symbol in every display of the item that has it)
@@ -110,14 +111,33 @@ def _extra(item_id: str):
     return cross_checks.CROSS_CHECKS.get(item_id)
 
 
+#: the options whose readings an item's displays are encoded under (pinning one makes it decide)
+OPTIONS = {
+    "ss.lemma5.w_solution": ("alpha_index",),
+    "ss.lemma5.proof_steps": ("alpha_index", "wdot"),
+    "ss.lemma3.modified_update": ("eprime",),
+    "ss.thm1.iota": ("eprime",),
+    "ss.thm1.beta": ("eprime",),
+    "ss.dv.thm1_coefficients": ("eprime",),
+    "ss.dv.eq130_validity": ("nu",),
+}
+
+
+def option_params(flags) -> tuple[Param, ...]:
+    """Declared parameters for the options ``flags`` (``ss.opt.*``): canonical default, every value a choice."""
+    return tuple(Param(flag, S.READINGS[flag][0], choices=S.READINGS[flag],
+                       doc=f"ss.opt.{flag}: the reading that decides (the others are reported)") for flag in flags)
+
+
 def register_item(item_id: str) -> None:
     """Register one item (kind ``formula`` for a printed closed form, ``derive`` for ``ss.dv.*``)."""
     names = PINNABLE.get(item_id, ())
     check = ItemCheck(build=_builder(item_id), default_readings=dict(S.DEFAULT_READINGS), extra=_extra(item_id))
     doc = D.builder(item_id).__doc__ or ""
     kind = "derive" if item_id.startswith("ss.dv.") else "formula"
-    register(Claim(item_id, PAPER, LABELS[item_id], kind, check, statement=doc, label_alt="", params=names,
-                   domain=_domain(item_id, names), doc=doc))
+    register(Claim(item_id, PAPER, LABELS[item_id], kind, check, statement=doc, label_alt="",
+                   params=(*names, *option_params(OPTIONS.get(item_id, ()))), domain=_domain(item_id, names),
+                   doc=doc))
 
 
 for _id in D.ITEMS:

@@ -15,6 +15,7 @@ import numpy as np
 
 from checks.claim import Claim
 from checks.numeric_identity import Display, IdentityItemCheck
+from checks.configurations import reading_params
 from checks.registry import register
 from derivations.scan_snap import matrices as X
 from derivations.scan_snap.symbols import DEFAULT_READINGS
@@ -151,7 +152,8 @@ def _float64_all(ctx, keys: tuple[str, ...]) -> dict[str, Any]:
 def _register(item_id: str, label: str, displays, doc: str, keys: tuple[str, ...]) -> None:
     check = IdentityItemCheck(displays=displays, families=_families, default_readings=dict(DEFAULT_READINGS),
                               extra=_float64(keys))
-    register(Claim(item_id, PAPER, label, "formula", check, statement=doc, doc=doc))
+    params = reading_params((d.reading for d in displays()), DEFAULT_READINGS)
+    register(Claim(item_id, PAPER, label, "formula", check, statement=doc, doc=doc, params=params))
 
 
 _register("ss.lemma14.inverse", "Lemma 14, Eqns 75–77", _lemma14_displays,

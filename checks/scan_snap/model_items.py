@@ -18,6 +18,7 @@ import numpy as np
 
 from checks.claim import Claim
 from checks.numeric_identity import Display, IdentityItemCheck
+from checks.configurations import reading_params
 from checks.registry import register
 from derivations.scan_snap.symbols import DEFAULT_READINGS
 from numerics.differences import complex_step_gradient
@@ -504,4 +505,5 @@ for _id, (_label, _builder, _doc, _extra) in ITEMS.items():
                                default_readings=dict(DEFAULT_READINGS), extra=_extra, dps=15, slack=3,
                                notes=NOTES.get(_id, ()))
     register(Claim(_id, PAPER, _label, "derive" if _id.startswith("ss.dv.") else "formula", _check,
-                   statement=_doc, doc=_doc))
+                   statement=_doc, doc=_doc,
+                   params=reading_params((d.reading for d in _displays_for(_builder)), DEFAULT_READINGS)))

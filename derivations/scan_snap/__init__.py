@@ -36,6 +36,7 @@ ITEMS = {
     "ss.thm4.B_integral": "snap:item_B_integral",
     "ss.thm4.gamma_integral": "snap:item_gamma_integral",
     "ss.thm4.B_closed": "snap:item_B_closed",
+    "ss.dv.eq130_validity": "snap:item_eq130_validity",
     "ss.dv.lambertw": "scalar_items:item_lambertw",
     "ss.dv.gamma_stable": "scalar_items:item_gamma_stable",
     "ss.dv.gamma_peak": "scalar_items:item_gamma_peak",

@@ -98,7 +98,8 @@ def item_B_integral() -> Item:
                 derived, dom, description="¼ ln(ρ₀⁴/K + 4Γ) against the definition",
                 latex=r"B_n(t) = \frac{1}{4} \ln(\rho_0^4/K + 4\Gamma(t))"),
         Formula("ss.thm4.B_integral.at_zero", "Eqn 122 at t = 0 (R7)", sp.log(rho0**4 / K) / 4,
-                derived.xreplace({Gamma: 0}), _dom(K, rho0), description="the printed B_n(0) against B_n(0) = 0"),
+                sp.simplify(sp.expand_log(derived.xreplace({Gamma: 0}), force=True)), _dom(K, rho0),
+                description="the printed B_n(0) against B_n(0) = 0"),
     ])
 
 
@@ -124,5 +125,33 @@ def item_B_closed() -> Item:
                 description="the printed B_n against the definition at h = h(t/K)",
                 latex=r"B_n(t) = \frac{1}{4} \ln \left(\rho_0^4/K + 2 \frac{\eta_Z}{\eta_Y} K(M-1)^2 h^2(t/K) \right)"),
         Formula("ss.thm4.B_closed.at_zero", "Eqn 127 at t = 0 (R7)", stated.xreplace({h: 0}),
-                derived.xreplace({h: 0}), _dom(K, rho0), description="the printed B_n(0) against 0"),
+                sp.simplify(sp.expand_log(derived.xreplace({h: 0}), force=True)), _dom(K, rho0),
+                description="the printed B_n(0) against 0"),
     ])
+
+
+def item_eq130_validity() -> Item:
+    """ss.dv.eq130_validity — the condition on t under which Eqn 130 follows from B_n = ¼ln(1 + 4KΓ/ρ₀⁴).
+
+    Derived: Eqn 130's bracket is the large-t form of ¼ln(4KΓ/ρ₀⁴) with h(t/K) = ln(Mη_Yt/K)/M (stage 2 of
+    Lemma 9); dropping the 1 needs 4KΓ/ρ₀⁴ ≫ 1, i.e. t ≫ t_c, the root of 4KΓ(t_c)/ρ₀⁴ = 1:
+    t_c = (K/(Mη_Y))·exp(ρ₀²M√(ν/2)/(K(M−1))) with ν = η_Y/η_Z. Printed (L1005): t ≫ (Mη_Y)^{−1}exp(1/√(2ν)),
+    compared under both conventions of ν (``nu``).
+    """
+    t_ = sp.Symbol("t", positive=True)
+    nu_ = sp.Symbol("nu", positive=True)
+    H = sp.log(M * etaY * t_ / K) / M
+    Gamma_t = (Gamma_from_definition(H)).xreplace({etaZ: etaY / nu_})
+    solutions = sp.solve(sp.Eq(4 * K * Gamma_t / rho0**4, 1), t_)
+    t_c = [s for s in solutions if s.is_positive is not False and sp.im(s) == 0]
+    t_c = max(t_c, key=lambda s: float(s.subs({M: 1000, K: 10, etaY: 1, nu_: 2, rho0: 1}))) if t_c else sp.nan
+    dom = Domain({M: Interval(100, 1e6, scale="log"), K: Interval(1, 20), etaY: Interval(0.1, 10, scale="log"),
+                  nu_: Interval(0.1, 10, scale="log"), rho0: Interval(0.5, 3)})
+    printed = {"Y_over_Z": sp.exp(1 / sp.sqrt(2 * nu_)) / (M * etaY),
+               "Z_over_Y": sp.exp(1 / sp.sqrt(2 / nu_)) / (M * etaY)}  # ν_printed = 1/ν under Z_over_Y
+    formulas = [Formula(f"ss.dv.eq130_validity.threshold.{reading}", "L1005", value, t_c, dom, reading={"nu": reading},
+                        description="the printed threshold of t against the derived t_c (ν = η_Y/η_Z in t_c)",
+                        latex=r"t \gg (M\eta_Y)^{-1} \exp(1/\sqrt{2\nu})")
+                for reading, value in printed.items()]
+    return Item("ss.dv.eq130_validity", "derived (Eqn 130, L1005)", "", "when Eqn 130 follows", formulas=formulas,
+                notes=[f"derived threshold t_c = {sp.sstr(sp.simplify(t_c))} (ν = η_Y/η_Z)"])
