@@ -271,6 +271,68 @@ def rl_gd(quick: bool = False) -> Result:
                          "final loss": float(out[True]["loss"][-1])})
 
 
+#: the ss-sgd configuration: Fig. 6's largest cell (spec §7 ss.fig6, §8.1): Syn-Medium with num_last=10
+#: (K=20, M=240), torch_uniform init, T=128, batch 128, SGD momentum 0.9, lr_z=3, ratio 10, 100 iterations
+SS_SGD = {"num_last": 10, "T": 128, "batch": 128, "momentum": 0.9, "lr_z": 3.0, "ratio": 10.0, "steps": 100}
+
+
+def ss_sgd(quick: bool = False) -> Result:
+    """Counts-SGD of "Scan and Snap" at Fig. 6's largest cell: tdcheck's kernel in the driver vs NumPy.
+
+    tdcheck: ``train_ss`` (the one driver's compiled loop on the batch kernel; logs the first and last
+    step). Peers (``scan_snap_peer.py``), on the same batches (``BatchSampler.draw``) and θ(0): spec §10
+    vectorised over the batch with BLAS products and ``np.exp`` (agrees to rounding), and the same in
+    the kernel's order of operations (bit for bit, slow).
+    """
+    import numba
+    from scan_snap_peer import synmedium_layout, train_reference
+
+    from numerics.models.scan_snap.sgd import train_ss
+
+    c = SS_SGD
+    lay = synmedium_layout(c["num_last"])
+    kwargs = {"T": c["T"], "batch": c["batch"], "steps": c["steps"], "etaY": c["lr_z"] * c["ratio"],
+              "etaZ": c["lr_z"], "optimizer": "momentum", "momentum": c["momentum"], "init": "torch_uniform",
+              "seed": 0, "class_schedule": "iid_uniform"}
+    out = {}
+    repeats = 3 if quick else 10
+
+    def ours():
+        out["tdcheck"] = train_ss(lay, **kwargs)
+    ours_s = _best(ours, repeats)
+    previous = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one_thread_s = _best(ours, repeats)
+    finally:
+        numba.set_num_threads(previous)
+
+    def peer(exact=False):
+        out[exact] = train_reference(lay, exact=exact, **kwargs)
+    numpy_s = _best(peer, 2 if quick else 5)
+    exact_s = _best(lambda: peer(exact=True), 1)
+    run = out["tdcheck"]
+    Y, Z = run.meta["Y"], run.meta["Z"]
+    deviation = max(float(np.max(np.abs(Y - out[False]["Y"]))), float(np.max(np.abs(Z - out[False]["Z"]))))
+    identical = bool(np.array_equal(Y, out[True]["Y"]) and np.array_equal(Z, out[True]["Z"]))
+    scale = max(float(np.max(np.abs(Y))), float(np.max(np.abs(Z))))
+    steps = c["steps"]
+    peers = [Peer("vectorised NumPy (§10 over the batch, BLAS, np.exp)", numpy_s, numpy_s / ours_s,
+                  f"{steps / numpy_s:.3g} steps/s; max |Δθ| {deviation:.2g}"),
+             Peer("NumPy in the kernel's order (bit for bit)", exact_s, exact_s / ours_s,
+                  f"{steps / exact_s:.3g} steps/s; identical: {identical}"),
+             Peer("tdcheck, 1 numba thread", one_thread_s, one_thread_s / ours_s,
+                  f"{steps / one_thread_s:.3g} steps/s")]
+    what = (f"Fig. 6 cell: Syn-Medium num_last={c['num_last']} (K={lay.K}, M={lay.M}), T={c['T']}, "
+            f"batch {c['batch']}, momentum {c['momentum']}, lr_z={c['lr_z']}, ratio {c['ratio']}, {steps} steps")
+    return Result("ss-sgd", what, ours_s, peers, target="≥5× vectorised NumPy",
+                  met=bool(numpy_s / ours_s >= 5 and identical and deviation <= 1e-9 * max(scale, 1.0)),
+                  extra={"tdcheck steps/s": steps / ours_s, "numba threads": numba.get_num_threads(),
+                         "bit-identical to the exact-order NumPy": identical,
+                         "max |θ_tdcheck − θ_numpy|": deviation, "max |θ|": scale,
+                         "final batch cross-entropy": float(-run.meta["batch_objective"][-1])})
+
+
 def _subprocess_seconds(code: str, env: dict) -> float:
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True)
@@ -360,6 +422,7 @@ BENCHMARKS = {
     "ih-mc": ih_mc,
     "ih-sgd": ih_sgd,
     "rl-gd": rl_gd,
+    "ss-sgd": ss_sgd,
     "compile": compile_times,
     "sweep-memory": sweep_memory,
     "run-ih": run_ih,
