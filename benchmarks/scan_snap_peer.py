@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from numerics.models.scan_snap.data import Layout
+from numerics.models.scan_snap.data import Layout, synmedium
 from numerics.models.scan_snap.sgd import EXP_P, INV_LN2, LN2_HI, LN2_LO, BatchSampler, initial_values
 from numerics.optim import ADAM_DEFAULTS
 
@@ -55,19 +55,8 @@ def libm_log(x: np.ndarray) -> np.ndarray:
 
 
 def synmedium_layout(num_last: int, num_next_per_last: int = 2) -> Layout:
-    """[code] ``Dataset2`` (spec §2.2, ``ss.fig6``): 10 common ids, 10 distinct ids per class, ``num_last`` last
-    tokens each shared by ``num_next_per_last`` consecutive classes (ψ(n) = last0 + n // num_next_per_last),
-    then the K next tokens; M = 10 + 10K + num_last + K."""
-    K = num_last * num_next_per_last
-    M = 10 + 10 * K + num_last + K
-    P = np.zeros((K, M))
-    for n in range(K):
-        P[n, :10] = 1.0
-        P[n, 10 + 10 * n:20 + 10 * n] = np.linspace(0.1, 1.0, 10)
-    P /= P.sum(axis=1, keepdims=True)
-    last0 = 10 + 10 * K
-    psi = tuple(last0 + n // num_next_per_last for n in range(K))
-    return Layout(f"synmedium.{num_last}x{num_next_per_last}", P, psi, tuple(last0 + num_last + n for n in range(K)))
+    """Syn-Medium's layout: :func:`numerics.models.scan_snap.data.synmedium`."""
+    return synmedium(num_last, num_next_per_last)
 
 
 def _seqsum(a: np.ndarray) -> np.ndarray:

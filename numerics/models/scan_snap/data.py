@@ -129,6 +129,24 @@ def _synsmall(variant: str) -> Layout:
     return Layout(f"synsmall.{variant}", P, psi, (last0 + n_last, last0 + n_last + 1))
 
 
+def synmedium(num_last: int, num_next_per_last: int = 2) -> Layout:
+    """Syn-Medium (**[code]** ``Dataset2``, spec ``ss.fig6``): 10 common ids, 10 distinct ids per class, ``num_last``
+    last tokens each shared by ``num_next_per_last`` consecutive classes (ψ(n) = last0 + n // num_next_per_last),
+    then the K next tokens; K = num_last·num_next_per_last, M = 10 + 10K + num_last + K."""
+    if num_last < 1 or num_next_per_last < 1:
+        raise InvalidArgument(f"num_last={num_last}, num_next_per_last={num_next_per_last} must be >= 1")
+    K = num_last * num_next_per_last
+    M = 10 + 10 * K + num_last + K
+    P = np.zeros((K, M))
+    for n in range(K):
+        P[n, :10] = 1.0
+        P[n, 10 + 10 * n:20 + 10 * n] = np.linspace(0.1, 1.0, 10)
+    P /= P.sum(axis=1, keepdims=True)
+    last0 = 10 + 10 * K
+    psi = tuple(last0 + n // num_next_per_last for n in range(K))
+    return Layout(f"synmedium.{num_last}x{num_next_per_last}", P, psi, tuple(last0 + num_last + n for n in range(K)))
+
+
 def random_P(seed: int, M: int = 200, K: int = 4) -> Layout:
     """``ss.cfg.lemma3``'s generator: contextual ids 0–29, next ids 30–33; ids 0, 1 in every support, 8 more
     per class drawn without replacement from 2–29; weights 𝒰(0.1, 1) normalised per class."""
@@ -152,6 +170,8 @@ LAYOUTS = {
     "synsmall.code": lambda: _synsmall("code"),
     "synsmall.shared_last": lambda: _synsmall("shared_last"),
     "synsmall.paper_literal": lambda: _synsmall("paper_literal"),
+    "synmedium.1": lambda: synmedium(1),
+    "synmedium.10": lambda: synmedium(10),
 }
 
 
