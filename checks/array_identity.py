@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from checks.numeric_identity import display_outcome
+from checks.numeric_identity import DisplayItems
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ def compare_arrays(display: ArrayDisplay, cases: list[Any]) -> dict[str, Any]:
 
 
 @dataclass
-class ArrayIdentityCheck:
+class ArrayIdentityCheck(DisplayItems):
     """Check of an item whose displays are array identities (module docstring)."""
 
     displays: Callable[[], list[ArrayDisplay]]
@@ -81,39 +81,10 @@ class ArrayIdentityCheck:
     extra: Callable[[Any, Any], dict[str, Any]] | None = None
     notes: tuple[str, ...] = ()
 
-    def canonical(self, reading: Mapping[str, str]) -> bool:
-        """True when every flag of ``reading`` takes its deciding value: canonical, or pinned with ``--param``."""
-        from checks.configurations import in_reading
+    def _compare(self, display: ArrayDisplay, cases: list) -> dict[str, Any]:
+        return compare_arrays(display, cases)
 
-        return in_reading(reading, getattr(self, "_deciding", None) or self.default_readings)
-
-    def __call__(self, ctx):
-        from checks.configurations import deciding_readings
-
-        self._deciding = deciding_readings(self.default_readings, ctx)
-        displays = self.displays()
-        cases = self.families(ctx)
-        evidence: dict[str, Any] = {"formulas": {}, "families": {k: len(v) for k, v in cases.items()}}
-        if self._deciding != dict(self.default_readings):
-            evidence["deciding_reading"] = {k: v for k, v in self._deciding.items() if k in ctx.pinned}
-        differing, alternative, undefined, n_canonical = [], [], [], 0
-        for display in displays:
-            record = {"label": display.label, "description": display.description, "family": display.family,
-                      **compare_arrays(display, cases[display.family])}
-            if display.reading:
-                record["reading"] = dict(display.reading)
-            evidence["formulas"][display.name] = record
-            canonical = self.canonical(display.reading)
-            n_canonical += canonical
-            if record["status"] == "differs":
-                (differing if canonical else alternative).append(display.name)
-            elif record["status"] == "non-finite" and canonical:
-                undefined.append(display.name)
+    def _head(self, evidence, n_canonical: int, differing: list[str], cases) -> str:
         n_entries = sum(r.get("entries", 0) for r in evidence["formulas"].values())
-        head = (f"{n_canonical - len(differing)}/{n_canonical} displays equal their derivation (canonical reading); "
+        return (f"{n_canonical - len(differing)}/{n_canonical} displays equal their derivation (canonical reading); "
                 f"{n_entries} entries compared")
-        largest = max(((evidence["formulas"][n].get("worst") or {}).get("relative", 0.0) for n in differing),
-                      default=0.0)
-        extra = self.extra(ctx, displays) if self.extra is not None else {}
-        return display_outcome(head, evidence, differing, alternative, undefined, extra, self.notes,
-                               worst=f" (relative up to {largest:.2g})" if differing else "")

@@ -284,8 +284,52 @@ class Display:
     atol: float = 0.0
 
 
+class DisplayItems:
+    """What the display kinds share (:class:`IdentityItemCheck` here, ``checks.array_identity.ArrayIdentityCheck``):
+    the deciding reading (canonical, or pinned with ``--param``), the loop over the displays and the outcome.
+    A subclass provides ``displays``, ``families``, ``default_readings``, ``extra``, ``notes`` and the two
+    methods ``_compare(display, cases) -> record`` (a dict whose ``status`` is ``differs``, ``non-finite`` or
+    an agreement) and ``_head(evidence, n_canonical, differing, cases) -> str``.
+    """
+
+    def canonical(self, reading: Mapping[str, str]) -> bool:
+        """True when every flag of ``reading`` takes its deciding value: canonical, or pinned with ``--param``."""
+        from checks.configurations import in_reading
+
+        return in_reading(reading, getattr(self, "_deciding", None) or self.default_readings)
+
+    def __call__(self, ctx):
+        from checks.configurations import deciding_readings
+
+        self._deciding = deciding_readings(self.default_readings, ctx)
+        displays = self.displays()
+        cases = self.families(ctx)
+        evidence: dict[str, Any] = {"formulas": {}, "families": {k: len(v) for k, v in cases.items()}}
+        if self._deciding != dict(self.default_readings):
+            evidence["deciding_reading"] = {k: v for k, v in self._deciding.items() if k in ctx.pinned}
+        differing, alternative, undefined, n_canonical = [], [], [], 0
+        for display in displays:
+            record = {"label": display.label, "description": display.description, "family": display.family,
+                      **self._compare(display, cases[display.family])}
+            if display.reading:
+                record["reading"] = dict(display.reading)
+            evidence["formulas"][display.name] = record
+            canonical = self.canonical(display.reading)
+            n_canonical += canonical
+            if record["status"] == DIFFERS:
+                (differing if canonical else alternative).append(display.name)
+            elif record["status"] == NON_FINITE and canonical:
+                undefined.append(display.name)
+        head = self._head(evidence, n_canonical, differing, cases)
+        extra = self.extra(ctx, displays) if self.extra is not None else {}
+        largest = max(((evidence["formulas"][n].get("worst") or {}).get("relative", 0.0) for n in differing),
+                      default=0.0)
+        worst = f" (relative up to {largest:.2g})" if differing and largest else ""
+        return display_outcome(head, evidence, differing, alternative, undefined, extra, self.notes, worst=worst)
+
+
 @dataclass
-class IdentityItemCheck:
+class IdentityItemCheck(DisplayItems):
     """The check kind of an item whose displays are identities between array formulas at structured points.
 
     ``displays()`` builds the displays; ``families(ctx)`` returns, per family name, the points (mappings
@@ -307,42 +351,15 @@ class IdentityItemCheck:
     #: what the item could not encode as printed (a shape-inconsistent print, an undefined symbol), reported
     notes: tuple[str, ...] = ()
 
-    def canonical(self, reading: Mapping[str, str]) -> bool:
-        """True when every flag of ``reading`` takes its deciding value: canonical, or pinned with ``--param``."""
-        from checks.configurations import in_reading
+    def _compare(self, display: Display, points: list) -> dict[str, Any]:
+        return compare(display.printed, display.derived, points=points, dps=self.dps, slack=self.slack,
+                       atol=display.atol).to_dict()
 
-        return in_reading(reading, getattr(self, "_deciding", None) or self.default_readings)
-
-    def __call__(self, ctx):
-        from checks.configurations import deciding_readings
-
-        self._deciding = deciding_readings(self.default_readings, ctx)
-        displays = self.displays()
-        points = self.families(ctx)
-        evidence: dict[str, Any] = {"formulas": {}, "families": {k: len(v) for k, v in points.items()}}
-        if self._deciding != dict(self.default_readings):
-            evidence["deciding_reading"] = {k: v for k, v in self._deciding.items() if k in ctx.pinned}
-        differing, alternative, undefined, n_canonical = [], [], [], 0
-        for display in displays:
-            record = compare(display.printed, display.derived, points=points[display.family], dps=self.dps,
-                             slack=self.slack, atol=display.atol)
-            entry = {"label": display.label, "description": display.description, "family": display.family,
-                     **record.to_dict()}
-            if display.reading:
-                entry["reading"] = dict(display.reading)
-            evidence["formulas"][display.name] = entry
-            canonical = self.canonical(display.reading)
-            n_canonical += canonical
-            if record.status == DIFFERS:
-                (differing if canonical else alternative).append(display.name)
-            elif record.status == NON_FINITE and canonical:
-                undefined.append(display.name)
+    def _head(self, evidence, n_canonical: int, differing: list[str], points) -> str:
         n_points = sum(len(v) for v in points.values())
         precision = f"{self.dps} digits" if self.dps > 15 else f"float64, relative 1e-{self.dps - self.slack}"
-        head = (f"{n_canonical - len(differing)}/{n_canonical} displays equal their derivation (canonical "
+        return (f"{n_canonical - len(differing)}/{n_canonical} displays equal their derivation (canonical "
                 f"reading) at {n_points} structured points, {precision}")
-        extra = self.extra(ctx, displays) if self.extra is not None else {}
-        return display_outcome(head, evidence, differing, alternative, undefined, extra, self.notes)
 
 
 def display_outcome(head: str, evidence: dict[str, Any], differing: list[str], alternative: list[str],

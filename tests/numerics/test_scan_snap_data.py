@@ -46,7 +46,7 @@ def test_random_P_is_reproducible_and_shares_ids_0_and_1():
 def test_bad_layouts_are_refused_by_name():
     with pytest.raises(InvalidArgument, match="M=1"):
         Layout("x", np.ones((1, 1)), (0,), (0,))
-    with pytest.raises(InvalidArgument, match="K=3 classes must be <= M=2"):
+    with pytest.raises(InvalidArgument, match="K=3 must be <= M=2"):
         Layout("x", np.full((3, 2), 0.5), (0, 0, 0), (0, 1, 1))
     with pytest.raises(InvalidArgument, match="ss layout"):
         layout("K9")

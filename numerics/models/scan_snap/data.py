@@ -31,19 +31,22 @@ class Layout:
     next_token: tuple[int, ...]
 
     def __post_init__(self):
-        P = np.asarray(self.P, dtype=float)
+        P = np.ascontiguousarray(self.P, dtype=np.float64)
         if P.ndim != 2 or P.shape[0] < 1:
-            raise InvalidArgument(f"layout {self.name}: P must be a K × M matrix, got shape {P.shape}")
+            raise InvalidArgument(f"layout {self.name}: P has shape {P.shape}; it must be a K × M matrix with K >= 1")
         K, M = P.shape
         if M < 2:
-            raise InvalidArgument(f"layout {self.name}: M={M} must be >= 2 (a softmax over one id is constant)")
+            raise InvalidArgument(f"M={M} must be >= 2 (layout {self.name}: a softmax over one id is constant)")
         if K > M:
-            raise InvalidArgument(f"layout {self.name}: K={K} classes must be <= M={M} ids (next tokens are ids)")
-        if np.any(P < 0) or not np.allclose(P.sum(axis=1), 1.0, rtol=0, atol=1e-12):
-            raise InvalidArgument(f"layout {self.name}: every row of P must be a distribution (>= 0, sum 1)")
-        for name, ids in (("psi", self.psi), ("next_token", self.next_token)):
-            if len(ids) != K or any(not 0 <= i < M for i in ids):
-                raise InvalidArgument(f"layout {self.name}: {name} must give one id in [0, {M}) per class")
+            raise InvalidArgument(f"K={K} must be <= M={M} (layout {self.name}: every class has its own next-token id)")
+        if not np.all(np.isfinite(P)) or np.any(P < 0) or not np.allclose(P.sum(axis=1), 1.0, rtol=0, atol=1e-12):
+            raise InvalidArgument(f"layout {self.name}: every row of P must be a distribution (finite, >= 0, sum 1)")
+        for label in ("psi", "next_token"):
+            ids = np.asarray(getattr(self, label))
+            if ids.shape != (K,) or not np.issubdtype(ids.dtype, np.integer) or np.any((ids < 0) | (ids >= M)):
+                raise InvalidArgument(f"layout {self.name}: {label}={ids.tolist()!r} must give one id in [0, {M}) "
+                                      f"per class")
+            object.__setattr__(self, label, tuple(int(i) for i in ids))
         object.__setattr__(self, "P", P)
 
     @property

@@ -125,24 +125,10 @@ def check_layout(lay) -> tuple[str, np.ndarray, np.ndarray, np.ndarray]:
         raise InvalidArgument(
             f"layout={lay!r} must be a Layout (numerics.models.scan_snap.data.layout(name)) or a layout name"
         ) from None
-    name = getattr(lay, "name", "layout")
-    P = np.ascontiguousarray(P, dtype=np.float64)
-    if P.ndim != 2 or P.shape[0] < 1:
-        raise InvalidArgument(f"layout {name}: P has shape {P.shape}; it must be a K × M matrix with K >= 1")
-    K, M = P.shape
-    if M < 2:
-        raise InvalidArgument(f"M={M} must be >= 2 (layout {name}: a softmax over one id is constant)")
-    if K > M:
-        raise InvalidArgument(f"K={K} must be <= M={M} (layout {name}: every class has its own next-token id)")
-    if not np.all(np.isfinite(P)) or np.any(P < 0) or not np.allclose(P.sum(axis=1), 1.0, rtol=0, atol=1e-12):
-        raise InvalidArgument(f"layout {name}: every row of P must be a distribution (finite, >= 0, sum 1)")
-    out = []
-    for label, ids in (("psi", psi), ("next_token", nxt)):
-        ids = np.asarray(ids)
-        if ids.shape != (K,) or not np.issubdtype(ids.dtype, np.integer) or np.any((ids < 0) | (ids >= M)):
-            raise InvalidArgument(f"layout {name}: {label}={ids.tolist()!r} must give one id in [0, {M}) per class")
-        out.append(ids.astype(np.int64))
-    return name, P, out[0], out[1]
+    if not isinstance(lay, _data.Layout):
+        lay = _data.Layout(getattr(lay, "name", "layout"), P, tuple(np.asarray(psi).tolist()),
+                           tuple(np.asarray(nxt).tolist()))  # validated there
+    return lay.name, lay.P, np.asarray(lay.psi, dtype=np.int64), np.asarray(lay.next_token, dtype=np.int64)
 
 
 # ----------------------------------------------------------------------------------------------
