@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -162,7 +163,7 @@ def command_list(args: argparse.Namespace) -> int:
         for column in ("id", "kind", "label", "label (other version)"):
             table.add_column(column)
         for c in claims:
-            table.add_row(c.id, c.kind, c.label, c.label_alt)
+            table.add_row(c.id, c.kind, escape(c.label), escape(c.label_alt))
         Console().print(table)
     if records:
         print_records(records, evaluate=False)
@@ -176,10 +177,11 @@ def print_records(records, *, evaluate: bool) -> None:
         table.add_column(column, overflow="fold")
     for r in records:
         shown = r.evaluate() if evaluate else r.describe()
-        content = "; ".join(f"{k}: {v}" for k, v in shown["content"].items())
+        content = escape("; ".join(f"{k}: {v}" for k, v in shown["content"].items()))
         if "derived" in shown:
-            content += "\n\\[derived] " + "; ".join(f"{k}: {v}" for k, v in shown["derived"].items() if k != "E")
-        table.add_row(r.id, r.kind, content, r.doc)
+            content += "\n" + escape("[derived] " + "; ".join(f"{k}: {v}" for k, v in shown["derived"].items()
+                                                           if k != "E"))
+        table.add_row(r.id, r.kind, content, escape(r.doc))
     Console(width=max(Console().width, 140)).print(table)
 
 
@@ -311,11 +313,12 @@ def print_table(result: RunResult) -> None:
 
     for v in verdicts:
         style = STATUS_STYLE.get(v.status, "")
-        table.add_row(v.claim_id, v.label, f"[{style}]{v.status}[/]", why(v.claim_id) + v.summary,
+        # labels and summaries are text, not markup: "[code]" in a label must print
+        table.add_row(v.claim_id, escape(v.label), f"[{style}]{v.status}[/]", escape(why(v.claim_id) + v.summary),
                       f"{v.elapsed:.1f}")
     for e in errors:
         table.add_row(e["id"], "", f"[{STATUS_STYLE['error']}]error[/]",
-                      f"{why(e['id'])}this is a bug in tdcheck: {e['error']}", "")
+                      escape(f"{why(e['id'])}this is a bug in tdcheck: {e['error']}"), "")
     Console(width=max(Console().width, 140)).print(table)
 
 

@@ -361,3 +361,89 @@ def check_posenc_bias(ctx) -> Outcome:
 register(Claim("ss.sec7.posenc_bias", PAPER, "L218", "formula", check_posenc_bias,
                statement="The added linear bias exp(z_ml + z₀) = exp(z_ml)exp(z₀) corresponds to a prior of the "
                          "contextual token."))
+
+
+# ---- Figure-level metrics (spec §4.9) ------------------------------------------------------------------------
+class _MetricCase:
+    """A layout and a Z that makes c_n on G_DT(n) uniform, one-hot (nearly) or as at Z = 0."""
+
+    def __init__(self, name: str, shape: str):
+        from numerics.models.scan_snap.data import layout as _layout
+        from numerics.models.scan_snap.metrics import distinct_tokens
+
+        self.lay = _layout(name)
+        self.shape = shape
+        self.Z = np.zeros((self.lay.M, self.lay.M))
+        self.ids = distinct_tokens(self.lay)
+        if shape != "zero":
+            for n, ids in enumerate(self.ids):
+                row = self.Z[self.lay.psi[n]]
+                if shape == "uniform":
+                    row[ids] = -np.log(self.lay.P[n, ids])  # c ∝ ℙe^z equal on G_DT(n)
+                else:
+                    row[ids[-1]] = 60.0  # one distinct token dominates: c ≈ one-hot
+        self.label = f"{name}, {shape}"
+
+
+def _metric_cases(ctx) -> dict[str, list[Any]]:
+    names = ("K2_own", "K3_own", "synsmall.code")  # one last token per class: each row of Z serves one class
+    return {shape: [_MetricCase(n, shape) for n in names] for shape in ("uniform", "onehot", "zero")}
+
+
+def _metric_displays() -> list[ArrayDisplay]:
+    from numerics.models.scan_snap.metrics import attention_entropy, attention_rows, distinct_entropy
+
+    def direct(case, base=math.e):  # from the definition, written out: −Σ p ln p of the renormalised c on G_DT
+        c = attention_rows(case.lay, case.Z)
+        out = []
+        for n, ids in enumerate(case.ids):
+            p = c[n, ids] / c[n, ids].sum()
+            out.append(-sum(x * math.log(x) for x in p if x > 0) / math.log(base))
+        return np.array(out)
+
+    return [
+        ArrayDisplay("uniform", "L247", lambda c: distinct_entropy(c.lay, c.Z)[0],
+                     lambda c: np.log([len(i) for i in c.ids]), "uniform", {"fig6_metric": "distinct_renormalised"},
+                     "uniform c on G_DT(n) gives ln|G_DT(n)|", 1e-12),
+        ArrayDisplay("one_hot", "L247", lambda c: distinct_entropy(c.lay, c.Z)[0], lambda c: np.zeros(c.lay.K),
+                     "onehot", {"fig6_metric": "distinct_renormalised"}, "one-hot c on G_DT(n) gives 0", 1e-12,
+                     floor=1.0),
+        ArrayDisplay("definition", "L247", lambda c: distinct_entropy(c.lay, c.Z)[0], direct, "zero",
+                     {"fig6_metric": "distinct_renormalised"}, "the metric against −Σ p ln p written out", 1e-12),
+        ArrayDisplay("bits", "L247", lambda c: distinct_entropy(c.lay, c.Z, base=2)[0],
+                     lambda c: direct(c, 2), "zero", {}, "base 2 against the written-out entropy in bits", 1e-12),
+        ArrayDisplay("fig10_uniform", "L1014 [code]", lambda c: attention_entropy(np.full((3, 8), 1 / 8)),
+                     lambda c: math.log(8), "uniform", {}, "Fig. 10's metric on uniform rows over 8 keys against ln 8",
+                     1e-7),
+    ]
+
+
+register(Claim("ss.fig6.entropy_metric", PAPER, "Fig. 6 caption (L247), Sec. 8 (L242)", "formula",
+               ArrayIdentityCheck(_metric_displays, _metric_cases, dict(DEFAULT_READINGS),
+                                  notes=("spec §4.9: a definition; decided by its unit checks",)),
+               params=reading_params((d.reading for d in _metric_displays()), DEFAULT_READINGS),
+               statement="Average entropy of c_n on distinct tokens versus learning rate ratio η_Y/η_Z."))
+
+
+def check_fig10_metric(ctx) -> Outcome:
+    """Fig. 10's metric −Σ_j a_ij ln(a_ij + 10⁻⁸): against the entropy on uniform, one-hot and random rows (its
+    10⁻⁸ shifts it by at most J·10⁻⁸ nats; one-hot rows give −ln(1 + 10⁻⁸) ≈ −10⁻⁸, not 0)."""
+    from numerics.models.scan_snap.metrics import attention_entropy
+
+    rng = np.random.default_rng(np.random.SeedSequence([ctx.seed, 10]))
+    rows = rng.dirichlet(np.ones(16), size=32)
+    exact = float(np.mean(-np.sum(rows * np.log(rows), axis=1)))
+    gaps = {"uniform": attention_entropy(np.full((4, 16), 1 / 16)) - math.log(16),
+            "one_hot": attention_entropy(np.eye(16)) - 0.0,
+            "random": attention_entropy(rows) - exact}
+    bound = 16 * 1e-8
+    ok = all(abs(g) <= bound + 1e-12 for g in gaps.values())  # + rounding of the entropy itself
+    return Outcome(Status.HOLDS if ok else Status.DIFFERS,
+                   "Fig. 10's metric within " + ", ".join(f"{k} {v:+.2e}" for k, v in gaps.items())
+                   + f" nats of the entropy (bound J·10⁻⁸ = {bound:.1e})", {"gaps": gaps})
+
+
+register(Claim("ss.fig10.entropy_metric", PAPER, "Fig. 10 caption (L1014); [code] decoder_wiki.py", "formula",
+               check_fig10_metric,
+               statement="For each layer, −Σ_j a_ij ln(a_ij + 10⁻⁸) over keys j, averaged over query positions, batch "
+                         "and the validation set."))

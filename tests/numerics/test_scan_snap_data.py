@@ -50,3 +50,22 @@ def test_bad_layouts_are_refused_by_name():
         Layout("x", np.full((3, 2), 0.5), (0, 0, 0), (0, 1, 1))
     with pytest.raises(InvalidArgument, match="ss layout"):
         layout("K9")
+
+
+def test_attention_metrics_known_answers_and_bad_input():
+    from numerics.models.scan_snap.metrics import attention_entropy, distinct_entropy, distinct_tokens
+
+    lay = layout("K2_own")
+    Z = np.zeros((lay.M, lay.M))
+    for n, ids in enumerate(distinct_tokens(lay)):
+        Z[lay.psi[n], ids] = -np.log(lay.P[n, ids])
+    per_class, mean = distinct_entropy(lay, Z)
+    assert np.allclose(per_class, np.log(6)) and np.isclose(mean, np.log(6))
+    assert np.allclose(distinct_entropy(lay, Z, base=2)[0], np.log2(6))
+    raw = distinct_entropy(lay, Z, metric="distinct_raw")[0]
+    assert np.all(raw < per_class)  # without renormalisation the mass on G_DT is below 1
+    assert abs(attention_entropy(np.full((2, 5), 0.2)) - np.log(5)) < 5e-8
+    with pytest.raises(InvalidArgument, match="fig6_metric='mean'"):
+        distinct_entropy(lay, Z, metric="mean")
+    with pytest.raises(InvalidArgument, match="base=1"):
+        distinct_entropy(lay, Z, base=1)
