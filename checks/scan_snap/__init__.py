@@ -30,6 +30,7 @@ from checks.scan_snap import (  # noqa: F401
     closed_forms,
     count_claims,
     decoder_items,
+    decoder_claims,
     figures,
     matrix_claims,
     matrix_items,
