@@ -132,6 +132,14 @@ def _synsmall(variant: str) -> Layout:
     return Layout(f"synsmall.{variant}", P, psi, (last0 + n_last, last0 + n_last + 1))
 
 
+def k3_shared(p_common: float) -> Layout:
+    """``ss.cfg.K3_shared`` with the common token's probability set to ``p_common`` (distinct probabilities rescaled
+    to 1 − p_common): the overlap scan of ``ss.cfg.thm1``."""
+    if not 0 < p_common < 1:
+        raise InvalidArgument(f"p_common={p_common!r} must lie in (0, 1)")
+    return _common_then_distinct(3, [p_common], 6, True, name=f"K3_shared(p_c={p_common:.6g})")
+
+
 def synmedium(num_last: int, num_next_per_last: int = 2) -> Layout:
     """Syn-Medium (**[code]** ``Dataset2``, spec ``ss.fig6``): 10 common ids, 10 distinct ids per class, ``num_last``
     last tokens each shared by ``num_next_per_last`` consecutive classes (ψ(n) = last0 + n // num_next_per_last),
