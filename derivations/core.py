@@ -400,3 +400,17 @@ class Item:
     inequalities: list[RegionInequality] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     predicates: list = field(default_factory=list)
+
+
+def item_builder(items: Mapping[str, str], package: str, item_id: str, what: str = "closed-form item"):
+    """The function that builds ``item_id`` from a paper's table ``items`` (id → ``"module:function"`` inside
+    ``package``), imported on first use (some builders enumerate hundreds of samples); an unknown id is
+    refused with the close matches."""
+    import importlib
+
+    from derivations.errors import unknown_name
+
+    if item_id not in items:
+        raise unknown_name(what, item_id, items)
+    module, _, name = items[item_id].partition(":")
+    return getattr(importlib.import_module(f"{package}.{module}"), name)

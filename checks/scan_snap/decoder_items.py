@@ -340,11 +340,14 @@ def _g_form_displays() -> list[ArrayDisplay]:
             return np.stack([run.F @ (np.eye(K) - Ep) @ np.diag(1 + theta) @ Wbar @ residual[n] for n in range(K)])
         return value
 
+    def coefficients(run, variant, gamma_arg):
+        """(M, K, θ, γ, σ, E', q₁, q₀) of a run: what Eqns 83–84 are written with."""
+        M, K, theta, gamma, sigma, _ = parts(run, variant, gamma_arg)
+        return M, K, theta, gamma, sigma, eprime(run.E, "lemma14"), 1 + 1 / (M - 1), -M / (M - 1) ** 2
+
     def eq83(variant, gamma_arg):
         def value(run):
-            M, K, theta, gamma, sigma, residual = parts(run, variant, gamma_arg)
-            Ep = eprime(run.E, "lemma14")
-            q1, q0 = 1 + 1 / (M - 1), -M / (M - 1) ** 2
+            M, K, theta, gamma, sigma, Ep, q1, q0 = coefficients(run, variant, gamma_arg)
             out = []
             for n in range(K):
                 q = np.full(K, q0)
@@ -355,9 +358,7 @@ def _g_form_displays() -> list[ArrayDisplay]:
 
     def eq84(variant, gamma_arg):
         def value(run):
-            M, K, theta, gamma, sigma, residual = parts(run, variant, gamma_arg)
-            Ep = eprime(run.E, "lemma14")
-            q1, q0 = 1 + 1 / (M - 1), -M / (M - 1) ** 2
+            M, K, theta, gamma, sigma, Ep, q1, q0 = coefficients(run, variant, gamma_arg)
             out = []
             for n in range(K):
                 s = sigma[n]

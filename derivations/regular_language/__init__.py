@@ -13,9 +13,7 @@ Modules: ``symbols`` (symbols, LaTeX names, reading flags), ``data`` (strings, l
 
 from __future__ import annotations
 
-import importlib
-
-from derivations.errors import unknown_name
+from derivations.core import item_builder
 
 #: spec id -> "module:builder" (built lazily: some builders enumerate hundreds of samples)
 ITEMS = {
@@ -48,10 +46,7 @@ ITEMS = {
 
 def builder(item_id: str):
     """The function that builds item ``item_id`` (keyword arguments choose its sizes)."""
-    if item_id not in ITEMS:
-        raise unknown_name("rl closed-form item", item_id, ITEMS)
-    module, _, name = ITEMS[item_id].partition(":")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    return item_builder(ITEMS, __name__, item_id, "rl closed-form item")
 
 
 def item(item_id: str, **options):

@@ -13,9 +13,7 @@ in mpmath, for the numeric-identity items), ``snap`` (Theorem 4's scalar surroga
 
 from __future__ import annotations
 
-import importlib
-
-from derivations.errors import unknown_name
+from derivations.core import item_builder
 
 #: spec id -> "module:builder"
 ITEMS = {
@@ -50,10 +48,7 @@ ITEMS = {
 
 def builder(item_id: str):
     """The function that builds item ``item_id``."""
-    if item_id not in ITEMS:
-        raise unknown_name("ss closed-form item", item_id, ITEMS)
-    module, _, name = ITEMS[item_id].partition(":")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    return item_builder(ITEMS, __name__, item_id, "ss closed-form item")
 
 
 def item(item_id: str, **options):
