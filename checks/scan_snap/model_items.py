@@ -455,6 +455,28 @@ def _row_sum_displays(reading, tag):
     ]
 
 
+def _fast_decoder_displays(reading, tag):
+    def printed(x):
+        """Eqn 7: Ẏ/η_Y = f_n(e_n − α_n)ᵀ, f_n = c_n/‖c_n‖, α_n = softmax(Yᵀf_n) (T = ∞: counts → ℙ)."""
+        z = x.Z[:, x.m] if x.key_query else x.Z[x.m, :]
+        c = x.P * np.exp(z - z.max())
+        f = c / np.linalg.norm(c)
+        o = x.Y.T @ f
+        alpha = np.exp(o - o.max())
+        alpha /= alpha.sum()
+        return np.outer(f, np.eye(x.M)[x.n] - alpha)
+
+    def derived(x):
+        """∂J₁/∂Y at T = ∞ by complex step of the analytic loss with the counts replaced by ℙ (Lemma 2)."""
+        def compute():
+            g = complex_step_gradient(lambda th: loss_analytic(th, x.M, x.P, x.m, x.n, x.key_query), x.theta)
+            return g[: x.M**2].reshape(x.M, x.M)
+        return x.cached("complex_step_T_inf", compute)
+
+    return [Display(f"eq7.{reading}", "Eqn 7", _entry(printed), _entry(derived), f"matrix.{reading}", tag,
+                    "Eqn 7's Ẏ/η_Y against ∂J/∂Y of Eqn 2 at T = ∞, Z frozen (complex step)", ATOL)]
+
+
 ITEMS = {
     "ss.lemma1.gradient": ("Lemma 1, Eqn 3 (L83; L350)", _gradient_displays,
                            "Ẏ = η_Y LN(Xᵀb_T)(x_{T+1} − α)ᵀ, Ż = η_Z x_T(x_{T+1} − α)ᵀYᵀ P^⊥_{Xᵀb_T}/‖Xᵀb_T‖ "
@@ -462,6 +484,9 @@ ITEMS = {
     "ss.eq4.row_update": ("Eqn 4 (L89)", _row_update_displays,
                           "ż_m = η_Z Xᵀ[i]Diag(b_T[i])X[i] P^⊥/‖Xᵀ[i]b_T[i]‖ Y(x_{T+1}[i] − α[i]), m = x_T[i]; "
                           "ż_{m'} = 0 for m' ≠ m.", _central_differences),
+    "ss.eq7.fast_decoder": ("Eqn 7 (L126), L128", _fast_decoder_displays,
+                            "Ẏ = η_Y f_n(e_n − α_n)ᵀ, α_n = exp(Yᵀf_n)/𝟏ᵀexp(Yᵀf_n), f_n := Xᵀb_T/‖Xᵀb_T‖ → c_n/‖c_n‖.",
+                            None),
     "ss.eq16.alpha": ("Eqn 16 (L360)", _alpha_displays,
                       "α_m = exp(e_mᵀYᵀLN(Xᵀb_T))/𝟏ᵀexp(YᵀLN(Xᵀb_T)).", None),
     "ss.eq15.objective_yz": ("Eqn 15 (L356)", _objective_displays,

@@ -162,3 +162,38 @@ register(Claim("ss.thm4.B_at_transitions", PAPER, "L997, L1003", "formula", chec
                          "2K(M−1)²M^{-2}ν^{-1}ln²(2(1 + ω₁)M ln M))."))
 register(Claim("ss.dv.B_scaling", PAPER, "derived (Lemma 6, Eqns 116–127)", "derive", check_B_scaling,
                statement="Γ, the integrated B_n and Eqns 127–129 depend on (η_Y, η_Z, t) only through (η_Yt, ν)."))
+
+
+def check_omega_asymptotics(ctx) -> Outcome:
+    """ss.dv.omega_asymptotics: ω₁ from the fixed point ω₁ = (ln ln M + ln(1 + ω₁) + ln((M−1)/M))/ln M (Eqn 51
+    rewritten, iterated from 0) against the root u₁ = −W₋₁(−1/(M−1)) (50 digits); ω₀'s leading order from Eqn 50,
+    ln(M/(M−1)) = 1/M + O(M⁻²) and M^{−(1−ω₀)} = M⁻¹(1 + O(ω₀ ln M)): ω₀ ≈ 2/(M ln M), decided along M (R16)."""
+    Ms = [30.0, 1e2, 1e3, 1e4, 1e6, 1e8, 1e12] if ctx.quick else [30.0, 1e2, 1e3, 1e4, 1e5, 1e6, 1e8, 1e12, 1e16]
+    rows, worst_fixed = [], 0.0
+    omega0, leading = [], []
+    with mpmath.workdps(50):
+        for M in Ms:
+            Mm = mpmath.mpf(M)
+            w1_root = -mpmath.lambertw(-1 / (Mm - 1), -1) / mpmath.log(Mm) - 1
+            w = mpmath.mpf(0)
+            for _ in range(200):
+                w = (mpmath.log(mpmath.log(Mm)) + mpmath.log(1 + w) + mpmath.log((Mm - 1) / Mm)) / mpmath.log(Mm)
+            gap = float(abs(w - w1_root) / w1_root)
+            worst_fixed = max(worst_fixed, gap)
+            w0 = 1 + mpmath.log(-mpmath.lambertw(-1 / (Mm - 1))) / mpmath.log(Mm)
+            omega0.append(float(w0))
+            leading.append(float(2 / (Mm * mpmath.log(Mm))))
+            rows.append({"M": M, "omega1_root": float(w1_root), "omega1_fixed_point": float(w), "relative_gap": gap,
+                         "omega1_lnM_over_lnlnM": float(w1_root * mpmath.log(Mm) / mpmath.log(mpmath.log(Mm))),
+                         "c_prime": float(1 + w1_root), "omega0": float(w0), "omega0_leading": leading[-1]})
+    decision = approximation(Ms, omega0, leading, name="M", rel_err=1e-12)
+    status = combine([decision.status, Status.HOLDS if worst_fixed <= 1e-40 else Status.DIFFERS])
+    return Outcome(status, f"ω₁'s fixed point equals the root to {worst_fixed:.1e} (50 digits); ω₀ against 2/(M ln M): "
+                           f"{decision.summary}; ω₁ ln M/ln ln M from {rows[0]['omega1_lnM_over_lnlnM']:.3f} (M = 30) to "
+                           f"{rows[-1]['omega1_lnM_over_lnlnM']:.3f} (M = {Ms[-1]:g})",
+                   {"rows": rows, "omega0_decision": decision.to_dict()})
+
+
+register(Claim("ss.dv.omega_asymptotics", PAPER, "derived (Lemma 8, Eqns 50–51)", "derive", check_omega_asymptotics,
+               statement="ω₁ = (ln ln M + ln(1 + ω₁) + ln((M−1)/M))/ln M solved by iteration; ω₀'s leading order from "
+                         "Eqn 50 for large M; both against root finding."))
