@@ -34,6 +34,7 @@ from typing import Any
 import sympy as sp
 
 from checks.claim import Context, Outcome
+from checks.numeric_identity import pinned_head
 from checks.status import Status, combine
 from derivations.core import Item, RegionInequality
 from derivations.domain import Constraint, Domain
@@ -222,6 +223,7 @@ class ItemCheck:
         n_canonical = sum(self.canonical(f.reading) for f in [*item.formulas, *item.predicates])
         status, summary = decide(item, n_canonical, differing, failing, mc_disagree, deciding_certification, exact,
                                  n_inequalities=len(canonical_ids))
+        summary = pinned_head(summary, evidence)
         if outside:
             summary += f"; {len(outside)} inequalities have no point at the pinned parameters"
         if alternative:

@@ -320,7 +320,7 @@ class DisplayItems:
                 (differing if canonical else alternative).append(display.name)
             elif record["status"] == NON_FINITE and canonical:
                 undefined.append(display.name)
-        head = self._head(evidence, n_canonical, differing, cases)
+        head = pinned_head(self._head(evidence, n_canonical, differing, cases), evidence)
         extra = self.extra(ctx, displays) if self.extra is not None else {}
         largest = max(((evidence["formulas"][n].get("worst") or {}).get("relative", 0.0) for n in differing),
                       default=0.0)
@@ -398,3 +398,12 @@ def display_outcome(head: str, evidence: dict[str, Any], differing: list[str], a
     else:
         status = Status.DIFFERS if differing else Status.HOLDS
     return Outcome(status, "; ".join(parts), evidence=evidence)
+
+
+def pinned_head(text: str, evidence: Mapping[str, Any]) -> str:
+    """``text`` with "(canonical reading)" naming the pinned reading instead, when one was pinned."""
+    pinned = evidence.get("deciding_reading")
+    if not pinned:
+        return text
+    return text.replace("(canonical reading)", "(pinned reading " + ", ".join(f"{k}={v}" for k, v in pinned.items())
+                        + ")")
