@@ -70,6 +70,14 @@ def decide_coverage(records: list[dict[str, Any]], head: str) -> Outcome:
     return Outcome(status, text, {"records": records})
 
 
+def _h_at(M: float, eta: float):
+    """s ↦ h(η_Y s) on any array of visit counts (Lemma 6; :func:`numerics.models.scan_snap.scalar.h_many`)."""
+    def h(visits):
+        visits = np.asarray(visits, dtype=float)
+        return N.h_many(eta * visits.ravel(), float(M)).reshape(visits.shape)
+    return h
+
+
 def check_hoeffding(ctx) -> Outcome:
     """Lemma 18, Eqn 134: max(0, ℙ − ε) <= q_l <= ℙ + ε with probability >= 1 − δ, ε = √(ln(2/δ)/(2(T−1)))."""
     P = layout("synsmall.code").P[0]
@@ -235,7 +243,7 @@ def check_theta_bound(ctx) -> Outcome:
                 for N_ in ctx.grid("N"):
                     counts = _class_counts(ctx, K, N_, reps)
                     Nbar = math.ceil(N_ / K)
-                    h = np.vectorize(lambda s, M=M, eta=eta: N.h_of_tau(eta * s, float(M)))
+                    h = _h_at(M, eta)
                     hbar = float(h(Nbar))
                     theta = np.abs(h(counts) / hbar - 1)
                     q = float(np.quantile(theta.max(axis=1), 1 - delta))
@@ -276,7 +284,7 @@ def check_cor1_convergence(ctx) -> Outcome:
     reps = 1000 if ctx.quick else 10_000
     parts, records = {}, {}
     for M, eta in ((100, 0.5), (1000, 0.1)):
-        h = np.vectorize(lambda s, M=M, eta=eta: N.h_of_tau(eta * s, float(M)))
+        h = _h_at(M, eta)
         q, late, rate_early, rate_late, points, above_minus_one = [], [], [], [], [], True
         for N_ in ctx.grid("N"):
             Nbar = math.ceil(N_ / K)
@@ -351,8 +359,6 @@ def check_g_concentration(ctx) -> Outcome:
       |g(N̄+Δ) − g(N̄)|/g(N̄)).
     Each is decided at every grid point (float64, tolerance 1e-12 relative); the worst point is reported.
     """
-    from checks.scan_snap.snap_items import upper_root
-
     rows: dict[str, dict[str, Any]] = {}
 
     def note(name, lhs, rhs, point):
@@ -365,7 +371,7 @@ def check_g_concentration(ctx) -> Outcome:
             rec["worst_slack"], rec["worst"] = float(slack), {**point, "lhs": float(lhs), "rhs": float(rhs)}
 
     for M in ctx.grid("M"):
-        omega1 = upper_root(M) / math.log(M) - 1
+        omega1 = N.omega1(M)
         for eta in ctx.grid("etaY"):
             e = lambda s, M=M, eta=eta: math.exp(M * N.h_of_tau(eta * s, float(M)))  # noqa: E731
             for Nbar in np.unique(np.logspace(1, 5, 17).astype(int)):

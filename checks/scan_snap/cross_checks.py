@@ -148,8 +148,8 @@ def check_gamma_times(ctx: Context, item) -> dict[str, Any]:
                 grid = t_pk * np.exp(np.linspace(-0.05, 0.05, 20001))
                 values = np.array([N.gamma_of_t(v, float(M), float(K), eta, False) for v in grid])
                 i = int(np.argmax(values))
-                u1 = float(-mpmath.lambertw(-mpmath.mpf(1) / (M - 1), -1))
-                omega1 = u1 / math.log(M) - 1
+                u1 = N.lemma8_roots(float(M))[1]
+                omega1 = N.omega1(float(M))
                 t_bal = K * (2 * (M - 1) * (1 + omega1) * math.log(M) - 1) / (M * eta)
                 p = np.array([float(M), float(K), eta, u1 / M])
                 root = brent_root_args(_h_minus, 0.0, 4 * t_bal, p, 1e-300, 4e-16, 300)

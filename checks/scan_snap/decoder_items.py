@@ -224,7 +224,7 @@ def _h(variant: str, visits, M: int, eta: float) -> np.ndarray:
     if variant == "discrete":
         table = N.h_star(int(np.max(visits)) + 1, float(M), eta)
         return table[visits]
-    return np.array([N.h_of_tau(eta * v, float(M)) for v in visits.ravel()]).reshape(visits.shape)
+    return N.h_many(eta * visits.ravel().astype(float), float(M)).reshape(visits.shape)
 
 
 def _zeta(M: int, targets) -> np.ndarray:

@@ -30,11 +30,6 @@ PAPER = "ss"
 M_SWEEP = {"quick": (30.0, 1e2, 1e3, 1e4, 1e6, 1e8), "full": (30.0, 1e2, 1e3, 1e4, 1e5, 1e6, 1e8, 1e10, 1e12)}
 
 
-def upper_root(M: float) -> float:
-    """u₁ = −W₋₁(−1/(M−1)) (50 digits, rounded)."""
-    return float(-mpmath.lambertw(-mpmath.mpf(1) / (mpmath.mpf(M) - 1), -1))
-
-
 @N.jit
 def _h_gap(t, p):
     # h(η_Y t/K) − target; p = (M, K, η_Y, target)
@@ -43,15 +38,9 @@ def _h_gap(t, p):
 
 def balance_time(M: float, K: float, etaY: float) -> float:
     """The time at which h(t/K) = u₁/M, by Brent on the Lambert-W h (bracket up to 4× the printed t₀)."""
-    u1 = upper_root(M)
+    u1 = N.lemma8_roots(M)[1]
     top = 8.0 * K * math.log(M) / etaY + 10.0 * K / etaY
     return brent_root_args(_h_gap, 0.0, top, np.array([M, K, etaY, u1 / M]), 1e-300, 4e-16, 400)
-
-
-def t0_printed(M: float, K: float, etaY: float, reading: str) -> float:
-    """t₀ = 2(1 + ω₁)K ln M/η_Y (``omega1``) or 2K ln M/η_Y (``asymptotic``)."""
-    omega1 = upper_root(M) / math.log(M) - 1
-    return 2 * (1 + omega1 if reading == "omega1" else 1) * K * math.log(M) / etaY
 
 
 def check_snap_time(ctx) -> Outcome:
@@ -63,7 +52,7 @@ def check_snap_time(ctx) -> Outcome:
                                 "t0_prime": (K * np.log(Ms) / etaY).tolist(), "readings": {}}
     statuses = {}
     for reading in ctx.grid("t0"):
-        printed = np.array([t0_printed(M, K, etaY, reading) for M in Ms])
+        printed = np.array([N.t0(M, K, etaY, reading) for M in Ms])
         decision = approximation(Ms, printed, t_bal, name="M", rel_err=1e-12)
         evidence["readings"][reading] = {"t0": printed.tolist(), **decision.to_dict()}
         statuses[reading] = decision
@@ -109,7 +98,7 @@ def check_B_at_transitions(ctx) -> Outcome:
                 for at in ("t0_prime", "t0"):
                     P, Q, step = [], [], []
                     for M in Ms:
-                        omega1 = upper_root(M) / math.log(M) - 1
+                        omega1 = N.omega1(M)
                         t = K * math.log(M) / etaY if at == "t0_prime" else 2 * (1 + omega1) * K * math.log(M) / etaY
                         Q.append(float(integrated_B(M, K, etaY, etaZ, rho0, np.array([t]))[-1]))
                         P.append(printed_B(M, K, rho0, nu, at, omega1))

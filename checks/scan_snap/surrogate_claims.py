@@ -19,7 +19,9 @@ import numpy as np
 from checks.asymptotics import deviation_limit
 from checks.claim import Claim, Outcome, Param
 from checks.registry import register
-from checks.scan_snap.snap_items import M_SWEEP, balance_time, integrated_B, t0_printed, upper_root
+from checks.scan_snap.snap_items import M_SWEEP, balance_time, integrated_B
+from numerics.models.scan_snap.scalar import omega1 as _omega1
+from numerics.models.scan_snap.scalar import t0 as t0_printed
 from checks.status import Status, combine
 
 PAPER = "ss"
@@ -92,7 +94,7 @@ def check_t0_invariance(ctx) -> Outcome:
         for etaZ in ctx.grid("etaZ"):
             etaY = nu * etaZ if reading == "Y_over_Z" else etaZ / nu
             t0 = t0_printed(M, K, etaY, "omega1")
-            omega1 = upper_root(M) / math.log(M) - 1
+            omega1 = _omega1(M)
             nu_y = etaY / etaZ
             printed = math.log(rho0**4 / K + 2 * K * (M - 1) ** 2 / M**2 / nu_y
                                * math.log(2 * (1 + omega1) * M * math.log(M)) ** 2) / 4

@@ -2,14 +2,13 @@ r"""What the scalar claims share: constants, kernels of h and γ, the shift c(s)
 
 :func:`shift` is c(s) = (Φ(h*(s)) − 1)/(Mη_Y) − s with Φ(h) := e^{Mh} + (M−1)Mh (Eqn 45 inverted at h*); the
 compensated kernel :func:`_shift_by_sum` gives the same c as (1/(Mη_Y)) Σ_{j<s} E_j φ(M f_j) (the package's
-docstring derives both). :func:`roots` are Lemma 8's u₀, u₁ at 50 digits; :func:`t0` is Lemma 9's window
-start; :func:`regime` reads "≫" in Lemma 9's hypotheses as a factor :data:`FACTOR`.
+docstring derives both). Lemma 8's roots, ω₁, the window start t₀ and the array forms of h and γ are those of
+:mod:`numerics.models.scan_snap.scalar` (``roots``, ``omega1``, ``t0``, ``_h_many``, ``_gamma_many`` here); :func:`regime` reads "≫" in Lemma 9's hypotheses as a factor :data:`FACTOR`.
 """
 
 from __future__ import annotations
 
 import math
-from functools import cache
 from typing import Any
 
 import mpmath
@@ -20,6 +19,10 @@ from scipy import stats
 from checks.status import Status, combine
 from derivations.domain import Domain, Interval
 from numerics.models.scan_snap import scalar as N
+from numerics.models.scan_snap.scalar import gamma_many as _gamma_many
+from numerics.models.scan_snap.scalar import h_many as _h_many
+from numerics.models.scan_snap.scalar import lemma8_roots as roots
+from numerics.models.scan_snap.scalar import omega1, t0
 
 PAPER = "ss"
 #: "≫" in a hypothesis read as "at least this factor" (regime checks only)
@@ -37,22 +40,6 @@ EPS = float(np.finfo(float).eps)
 
 # ---------------------------------------------------------------------------------------------------------
 # kernels and first-principles quantities
-
-
-@N.jit
-def _h_many(taus, M):
-    out = np.empty(taus.size)
-    for i in range(taus.size):
-        out[i] = N.h_of_tau(taus[i], M)
-    return out
-
-
-@N.jit
-def _gamma_many(ts, M, K, etaY, ceil_argument):
-    out = np.empty(ts.size)
-    for i in range(ts.size):
-        out[i] = N.gamma_of_t(ts[i], M, K, etaY, ceil_argument)
-    return out
 
 
 @N.jit
@@ -81,24 +68,6 @@ def shift(hstar: np.ndarray, s: np.ndarray, M: float, etaY: float) -> np.ndarray
     """c(s) = (Φ(h*(s)) − 1)/(Mη_Y) − s: the shift with h(s + c(s)) = h*(s) (Eqn 45 inverted at h*)."""
     u = M * np.asarray(hstar, dtype=float)
     return (np.expm1(u) + (M - 1) * u) / (M * etaY) - np.asarray(s, dtype=float)
-
-
-@cache
-def roots(M: float) -> tuple[float, float]:
-    """(u₀, u₁): the roots of e^u = (M−1)u, −W₀(−1/(M−1)) and −W₋₁(−1/(M−1)), at 50 digits."""
-    with mpmath.workdps(50):
-        x = -1 / (mpmath.mpf(M) - 1)
-        return float(-mpmath.lambertw(x)), float(-mpmath.lambertw(x, -1))
-
-
-def omega1(M: float) -> float:
-    """ω₁ = u₁/ln M − 1 (Lemma 8)."""
-    return roots(M)[1] / math.log(M) - 1
-
-
-def t0(M: float, K: float, etaY: float, reading: str) -> float:
-    """t₀ = 2(1 + ω₁)K ln M/η_Y (``omega1``, Lemma 9) or 2K ln M/η_Y (``asymptotic``, δ' = 0)."""
-    return 2 * (1 + (omega1(M) if reading == "omega1" else 0.0)) * K * math.log(M) / etaY
 
 
 def t_low(M: float, K: float, etaY: float) -> float:

@@ -10,11 +10,16 @@ r"""The scalar functions of App. B.3 and Theorem 4 in float64 (numba).
 * ``h_star``: the recursion of Eqn 33 with Kahan-compensated accumulation.
 * ``row_recursion``: w ← w + η_Y(e_n − softmax(w)) from w = 0 (Lemma 5), entries n and j ≠ n.
 * ``surrogate_field``: Theorem 4's state (z, B, Γ) with ż = −cη_Zγe^{4z}, Ḃ = η_Zcγe^{4z}, Γ̇ = η_Zγ.
+* ``lemma8_roots``, ``omega1``, ``t0``: the roots u₀ < u₁ of e^u = (M−1)u (Lemma 8, 50-digit Lambert W), ω₁ and the
+  transition time t₀ under either reading; ``h_many``, ``gamma_many``: h and γ over arrays.
 """
 
 from __future__ import annotations
 
 import math
+from functools import cache
+
+import mpmath
 
 import numpy as np
 
@@ -142,3 +147,39 @@ def _eq44_rhs(s, y, p, out):
 
 #: Eqn 44, dh/ds = η_Y/((M−1) + e^{Mh}); params (M, η_Y)
 EQ44 = VectorField(_eq44_rhs, 1, state_names=("h",))
+
+
+@jit
+def h_many(taus, M):
+    """h(τ) at every τ of a 1-D float64 array (:func:`h_of_tau`)."""
+    out = np.empty(taus.size)
+    for i in range(taus.size):
+        out[i] = h_of_tau(taus[i], M)
+    return out
+
+
+@jit
+def gamma_many(ts, M, K, etaY, ceil_argument):
+    """γ(t) at every t of a 1-D float64 array (:func:`gamma_of_t`)."""
+    out = np.empty(ts.size)
+    for i in range(ts.size):
+        out[i] = gamma_of_t(ts[i], M, K, etaY, ceil_argument)
+    return out
+
+
+@cache
+def lemma8_roots(M: float) -> tuple[float, float]:
+    """(u₀, u₁): the roots of e^u = (M−1)u, −W₀(−1/(M−1)) and −W₋₁(−1/(M−1)), computed at 50 digits, then rounded."""
+    with mpmath.workdps(50):
+        x = -1 / (mpmath.mpf(M) - 1)
+        return float(-mpmath.lambertw(x)), float(-mpmath.lambertw(x, -1))
+
+
+def omega1(M: float) -> float:
+    """ω₁ = u₁/ln M − 1 (Lemma 8: the upper root is h = (1 + ω₁)ln M/M)."""
+    return lemma8_roots(M)[1] / math.log(M) - 1
+
+
+def t0(M: float, K: float, etaY: float, reading: str) -> float:
+    """t₀ = 2(1 + ω₁)K ln M/η_Y (``omega1``, L999) or 2K ln M/η_Y (``asymptotic``, L214), in SGD steps."""
+    return 2 * (1 + (omega1(M) if reading == "omega1" else 0.0)) * K * math.log(M) / etaY
