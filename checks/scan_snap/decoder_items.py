@@ -63,14 +63,14 @@ def completion(F: np.ndarray, kind: str, seed: int = 0) -> np.ndarray:
     return np.random.default_rng(np.random.SeedSequence([seed, 29])).standard_normal((M, M - K))
 
 
-def _runs(ctx, F, etas, updates, schedules, steps, eprimes=("lemma14",), observe=None, tag="") -> list[DecoderRun]:
+def _runs(seed, F, etas, updates, schedules, steps, eprimes=("lemma14",), observe=None, tag="") -> list[DecoderRun]:
     out = []
     for eta in etas:
         for update in updates:
             for schedule in schedules:
                 for reading in eprimes if update == "modified" else ("lemma14",):
                     run = run_decoder(F, eta, steps, update=update, schedule=schedule, eprime_reading=reading,
-                                      seed=ctx.seed, observe=observe,
+                                      seed=seed, observe=observe,
                                       label=f"{tag} {update} ({reading}), {schedule}, η_Y={eta}")
                     run.meta.update(update=update, schedule=schedule, eprime=reading, eta=eta)
                     out.append(run)
@@ -107,10 +107,10 @@ def _families_lemma3(ctx) -> dict[str, list[Any]]:
     observe = {"orthogonal": completion(F, "orthogonal"), "random": completion(F, "random", ctx.seed)}
     schedules = ("round_robin",) if ctx.quick else ("round_robin", "iid_uniform")
     fam: dict[str, list[Any]] = {}
-    for run in _runs(ctx, F, (0.1, 1.0), ("gradient", "modified"), schedules, steps, ("lemma14", "appB1"),
+    for run in _runs(ctx.seed, F, (0.1, 1.0), ("gradient", "modified"), schedules, steps, ("lemma14", "appB1"),
                      tag="lemma3"):
         fam.setdefault(f"{run.meta['update']}.{run.meta['eprime']}", []).append(run)
-    for run in _runs(ctx, F, (0.1, 1.0), ("gradient", "modified"), schedules, L430_STEPS, ("lemma14", "appB1"),
+    for run in _runs(ctx.seed, F, (0.1, 1.0), ("gradient", "modified"), schedules, L430_STEPS, ("lemma14", "appB1"),
                      observe, "lemma3 (W' recorded)"):
         fam.setdefault(f"L430.{run.meta['update']}.{run.meta['eprime']}", []).append(run)
     return fam
@@ -148,7 +148,7 @@ def _families_rem1(ctx) -> dict[str, list[Any]]:
     for K, M in grid:
         for rho in rhos:
             F = equal_overlap_features(K, M, rho)
-            for run in _runs(ctx, F, (0.1, 1.0), ("gradient",), schedules, 100 * K, tag=f"K={K}, M={M}, ρ={rho}"):
+            for run in _runs(ctx.seed, F, (0.1, 1.0), ("gradient",), schedules, 100 * K, tag=f"K={K}, M={M}, ρ={rho}"):
                 run.meta["rho"] = rho
                 fam["runs"].append(run)
     return fam
@@ -203,16 +203,10 @@ def _modified_runs(seed: int, quick: bool) -> dict[str, list[Any]]:
     visits = 300 if quick else 1000
     fam: dict[str, list[Any]] = {}
     schedules = ("round_robin", "iid_uniform")
-
-    class _Ctx:  # the runs depend on the seed only
-        pass
-
-    ctx = _Ctx()
-    ctx.seed = seed
     for name, F, etas in (("lemma3", lemma3_features(seed), (0.1, 1.0)), ("thm1", thm1_features(), (0.5,)
                                                                           if quick else (0.1, 0.5))):
         K = F.shape[1]
-        runs = _runs(ctx, F, etas, ("modified",), schedules, visits * K, ("lemma14", "appB1"), None, name)
+        runs = _runs(seed, F, etas, ("modified",), schedules, visits * K, ("lemma14", "appB1"), None, name)
         for run in runs:
             fam.setdefault(run.meta["eprime"], []).append(run)
     return fam

@@ -20,7 +20,8 @@ from checks.asymptotics import deviation_limit
 from checks.claim import Claim, Outcome, Param
 from checks.configurations import reading_params
 from checks.registry import register
-from checks.scan_snap.decoder_items import _families_rem1, _increments  # noqa: F401  (shared runs)
+from checks.scan_snap.decoder_items import _families_rem1
+from checks.scan_snap.model_items import _X, _b
 from checks.status import Status, combine
 from derivations.scan_snap.symbols import DEFAULT_READINGS
 from numerics.categorical import sample_counts
@@ -36,16 +37,6 @@ RTOL = 1e-12
 def _sequences(ctx) -> dict[str, list[Instance]]:
     lengths = (2, 5, 50) if ctx.quick else (2, 5, 50, 500)
     return {"sequences": [Instance(ctx.seed * 100 + i, 7, T) for T in lengths for i in range(4)]}
-
-
-def _X(x: Instance) -> np.ndarray:
-    return np.eye(x.M)[x.tokens]
-
-
-def _b(x: Instance) -> np.ndarray:
-    a = _X(x) @ x.Z[x.m]
-    e = np.exp(a - a.max())
-    return e / e.sum()
 
 
 def _pX(x: Instance) -> np.ndarray:
