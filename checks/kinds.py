@@ -53,6 +53,16 @@ EFFORT = {
 }
 
 
+def deferred_build(derivations, item_id: str) -> Callable[[], Item]:
+    """``ItemCheck.build`` for a paper's item: ``derivations.item(item_id)`` built on first use (derivations can take
+    seconds), carrying its builder's docstring (``derivations`` is the paper's derivations package)."""
+    def build():
+        return derivations.item(item_id)
+
+    build.__doc__ = derivations.builder(item_id).__doc__
+    return build
+
+
 def item_domain(item: Item) -> Domain:
     """The union of an item's domains: every symbol a user may pin with ``--param``."""
     intervals: dict[sp.Symbol, Any] = {}

@@ -16,11 +16,10 @@ the item's ``extra`` parts.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import derivations.regular_language as R
 from checks.claim import Claim
-from checks.kinds import ItemCheck
+from checks.kinds import ItemCheck, deferred_build
 from checks.registry import register
 from derivations.domain import Domain, Interval
 from derivations.regular_language import symbols as S
@@ -96,14 +95,6 @@ def _domain(names: tuple[str, ...]) -> Domain:
     return Domain({SYMBOLS[n]: RANGES[n] for n in names})
 
 
-def _builder(item_id: str) -> Callable:
-    def build():
-        return R.item(item_id)
-
-    build.__doc__ = R.builder(item_id).__doc__
-    return build
-
-
 def _extra(item_id: str):
     """The second method of an item (``cross_checks``), if it has one."""
     from checks.regular_language import cross_checks
@@ -114,7 +105,7 @@ def _extra(item_id: str):
 def register_item(item_id: str, cost: float = 1.0) -> None:
     """Register one ``rl.cf.*`` item (kind ``formula``; statement: its builder's docstring)."""
     names = PINNABLE.get(item_id, ())
-    check = ItemCheck(build=_builder(item_id), default_readings=dict(S.DEFAULT_READINGS), extra=_extra(item_id))
+    check = ItemCheck(build=deferred_build(R, item_id), default_readings=dict(S.DEFAULT_READINGS), extra=_extra(item_id))
     doc = R.builder(item_id).__doc__ or ""
     register(Claim(item_id, PAPER, LABELS[item_id], "formula", check, statement=doc, label_alt="",
                    params=names, domain=_domain(names), doc=doc, cost=cost))

@@ -11,11 +11,10 @@ the recursion iterated) is in :mod:`checks.scan_snap.cross_checks`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import derivations.scan_snap as D
 from checks.claim import Claim, Param
-from checks.kinds import ItemCheck
+from checks.kinds import ItemCheck, deferred_build
 from checks.registry import register
 from derivations.domain import Domain, Interval
 from derivations.scan_snap import symbols as S
@@ -96,14 +95,6 @@ def _domain(item_id: str, names: tuple[str, ...]) -> Domain:
     return Domain(intervals, integers)
 
 
-def _builder(item_id: str) -> Callable:
-    def build():
-        return D.item(item_id)
-
-    build.__doc__ = D.builder(item_id).__doc__
-    return build
-
-
 def _extra(item_id: str):
     """The second method of an item (``cross_checks``), if it has one."""
     from checks.scan_snap import cross_checks
@@ -132,7 +123,7 @@ def option_params(flags) -> tuple[Param, ...]:
 def register_item(item_id: str) -> None:
     """Register one item (kind ``formula`` for a printed closed form, ``derive`` for ``ss.dv.*``)."""
     names = PINNABLE.get(item_id, ())
-    check = ItemCheck(build=_builder(item_id), default_readings=dict(S.DEFAULT_READINGS), extra=_extra(item_id))
+    check = ItemCheck(build=deferred_build(D, item_id), default_readings=dict(S.DEFAULT_READINGS), extra=_extra(item_id))
     doc = D.builder(item_id).__doc__ or ""
     kind = "derive" if item_id.startswith("ss.dv.") else "formula"
     register(Claim(item_id, PAPER, LABELS[item_id], kind, check, statement=doc, label_alt="",
