@@ -253,7 +253,7 @@ class Formula:
                 point={s.name: str(v) for s, v in point.items()},
                 stated_value=mpmath.nstr(a, 15),
                 derived_value=mpmath.nstr(b, 15),
-                difference=_difference_text(self.stated - self.derived, symbolic_seconds),
+                difference=_difference_text(self.stated - self.derived),
                 ratio=_constant_ratio(ratios, tolerance),
                 max_relative_gap=float(gap),
             )
@@ -261,11 +261,11 @@ class Formula:
         return Agreement("exact" if zero else "numeric", n_points, dps, max_relative_gap=float(gap))
 
 
-def _difference_text(difference: sp.Expr, seconds: float, max_nodes: int = 600) -> str:
+def _difference_text(difference: sp.Expr, max_nodes: int = 600) -> str:
     """The difference as text, canonicalised by a fixed sequence of cheap rewrites (logs expanded, common factors
     pulled out) rather than ``simplify`` under a time limit: a time limit near the simplification's own time made
-    the text, and so the verdict's evidence, vary from run to run and machine to machine. ``seconds`` is unused
-    (kept for the callers' signature). A difference too large to read is summarised by its size."""
+    the text, and so the verdict's evidence, vary from run to run and machine to machine. A difference too large
+    to read is summarised by its size."""
     nodes = 0
     for _ in sp.preorder_traversal(difference):
         nodes += 1
