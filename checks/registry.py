@@ -14,24 +14,25 @@ _REGISTRY: dict[str, Claim] = {}
 _RECORDS: dict[str, Record] = {}
 
 
+def _check_new(kind: str, item_id: str, paper: str) -> None:
+    """Refuse an id already taken (by a claim or a record) or not prefixed by its known paper."""
+    if item_id in _REGISTRY or item_id in _RECORDS:
+        raise InvalidArgument(f"{kind} id {item_id!r} is registered twice")
+    if paper not in PAPERS or not item_id.startswith(paper + "."):
+        raise InvalidArgument(f"{kind} id {item_id!r} of paper {paper!r}: the paper must be one of "
+                              f"{', '.join(PAPERS)} (checks.papers) and the id must start with its prefix")
+
+
 def register(claim: Claim) -> Claim:
     """Add ``claim`` to the registry: the one way a claim enters it (ids unique, prefixed by a known paper)."""
-    if claim.id in _REGISTRY:
-        raise InvalidArgument(f"claim id {claim.id!r} is registered twice")
-    if claim.paper not in PAPERS or not claim.id.startswith(claim.paper + "."):
-        raise InvalidArgument(f"claim id {claim.id!r} of paper {claim.paper!r}: the paper must be one of "
-                              f"{', '.join(PAPERS)} (checks.papers) and the id must start with its prefix")
+    _check_new("claim", claim.id, claim.paper)
     _REGISTRY[claim.id] = claim
     return claim
 
 
 def register_record(record: Record) -> Record:
     """Add an option or parameter-set record (ids unique across claims and records, prefixed by a paper)."""
-    if record.id in _RECORDS or record.id in _REGISTRY:
-        raise InvalidArgument(f"record id {record.id!r} is registered twice")
-    if record.paper not in PAPERS or not record.id.startswith(record.paper + "."):
-        raise InvalidArgument(f"record id {record.id!r} of paper {record.paper!r}: the id must start with a "
-                              f"known paper's prefix ({', '.join(PAPERS)})")
+    _check_new("record", record.id, record.paper)
     _RECORDS[record.id] = record
     return record
 
