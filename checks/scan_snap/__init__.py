@@ -18,6 +18,9 @@ decoder_items
     The decoder level on simulated decoder-only runs (Lemma 3, Remark 1, Lemma 12, Theorem 5, Corollary 1, Eqn 9).
 matrix_items, matrix_claims
     E and E' of App. B.5: identities at 60 digits and the inequalities of Lemmas 13–17, Eqns 90, 93.
+feasibility
+    For which (K, M) Assumption 2 can hold at all: constructions above each derived boundary, certified
+    searches below it.
 count_claims
     Coverage claims on multinomial counts (Lemmas 10, 11, 18; Remark 4), exact and by Monte Carlo.
 scalar_claims, snap_items, surrogate_claims, figures
@@ -31,6 +34,7 @@ from checks.scan_snap import (  # noqa: F401
     count_claims,
     decoder_items,
     decoder_claims,
+    feasibility,
     figures,
     matrix_claims,
     matrix_items,

@@ -26,7 +26,7 @@ from checks.status import Status, combine
 from derivations.scan_snap.symbols import DEFAULT_READINGS
 from numerics.categorical import sample_counts
 from numerics.models.scan_snap import scalar as N
-from numerics.models.scan_snap.data import LAYOUTS, layout, setting_quantities
+from numerics.models.scan_snap.data import LAYOUTS, features, layout, setting_quantities
 from numerics.models.scan_snap.model import Instance
 
 PAPER = "ss"
@@ -228,17 +228,21 @@ def _rem1_displays() -> list[ArrayDisplay]:
 
 
 # ---- Assumption 2 ------------------------------------------------------------------------------------------
-def check_regime(ctx) -> Outcome:
-    """Assumption 2 and L132 at every configuration with a vocabulary layout (t = 0, Z = 0)."""
+def assumption2_rows() -> dict[str, dict]:
+    """Assumption 2 and L132 at every configuration with a vocabulary layout (t = 0, Z = 0): M, K, the
+    spectrum of E(0), the margins, whether it holds, the column rank of F."""
     rows = {}
     for name in LAYOUTS:
         q = setting_quantities(layout(name))
-        from numerics.models.scan_snap.data import features
-
-        F = features(layout(name))
-        q["F_column_rank"] = int(np.linalg.matrix_rank(F))
+        q["F_column_rank"] = int(np.linalg.matrix_rank(features(layout(name))))
         rows[name] = {k: q[k] for k in ("M", "K", "spectrum", "assumption2_margins", "assumption2_holds",
                                         "F_column_rank")}
+    return rows
+
+
+def check_regime(ctx) -> Outcome:
+    """Assumption 2 and L132 at every configuration with a vocabulary layout (t = 0, Z = 0)."""
+    rows = assumption2_rows()
     inside = [n for n, r in rows.items() if r["assumption2_holds"]]
     designed = rows["thm_hyp.ct1"]["assumption2_holds"] and rows["thm_hyp.ct2"]["assumption2_holds"]
     status = Status.HOLDS if designed else Status.FAILS

@@ -57,3 +57,49 @@ def random_E(family: str, count: int, seed: int, K_values=tuple(range(2, 8))) ->
     draw = {"a": _family_a, "b": _family_b, "c": _family_c}[family]
     children = np.random.SeedSequence([seed, FAMILIES.index(family)]).spawn(count)
     return [draw(np.random.default_rng(child), K_values[i % len(K_values)]) for i, child in enumerate(children)]
+
+
+def matching_triangle_E(K: int, weight: float) -> np.ndarray:
+    r"""The zero-diagonal non-negative E with the flattest spectrum found for Assumption 2 (``ss.dv.asm2_feasibility``).
+
+    Even K: a perfect matching {(0,1), (2,3), …} with every weight a = ``weight``; spectrum ±a (each K/2 times),
+    so min|λ_i| = |λ₁| = a. Odd K: the matching on the first K − 3 indices with weight 2a and a triangle on the
+    last three with weight a; spectrum ±2a ((K−3)/2 times each), 2a, −a, −a, so |λ₁| = 2a and min|λ_i| = a."""
+    if not isinstance(K, int) or K < 2:
+        raise InvalidArgument(f"K must be an integer >= 2 (classes); got {K!r}")
+    if not weight > 0:
+        raise InvalidArgument(f"weight must be > 0 (an overlap); got {weight!r}")
+    E = np.zeros((K, K))
+    paired = K if K % 2 == 0 else K - 3
+    pair_weight = weight if K % 2 == 0 else 2 * weight
+    for i in range(0, paired, 2):
+        E[i, i + 1] = E[i + 1, i] = pair_weight
+    if K % 2:
+        for i, j in ((K - 3, K - 2), (K - 3, K - 1), (K - 2, K - 1)):
+            E[i, j] = E[j, i] = weight
+    return E
+
+
+def gram_features(E: np.ndarray, M: int) -> np.ndarray:
+    r"""Non-negative unit columns f_1, …, f_K ∈ ℝ^M with FᵀF = I + E, for E symmetric, zero-diagonal,
+    non-negative with every row sum <= 1 (Kaykobad's construction: such I + E is completely positive).
+
+    One coordinate per pair n < n' with E_nn' > 0 holds √E_nn' in both f_n and f_n'; one private coordinate
+    per n holds √(1 − Σ_n' E_nn'). Needs M >= K + (number of positive pairs)."""
+    E = np.asarray(E, dtype=float)
+    K = E.shape[0]
+    if E.shape != (K, K) or not np.allclose(E, E.T, rtol=0, atol=0) or np.any(np.diag(E) != 0) or np.any(E < 0):
+        raise InvalidArgument("E must be a symmetric matrix with zero diagonal and non-negative entries")
+    rows = E.sum(axis=1)
+    if np.any(rows > 1):
+        raise InvalidArgument(f"every row sum of E must be <= 1 (diagonal dominance of I + E); got max {rows.max()!r}")
+    pairs = [(i, j) for i in range(K) for j in range(i + 1, K) if E[i, j] > 0]
+    if M < K + len(pairs):
+        raise InvalidArgument(f"M must be >= K + (positive pairs of E) = {K + len(pairs)} for this construction; "
+                              f"got M={M!r}")
+    F = np.zeros((M, K))
+    for coordinate, (i, j) in enumerate(pairs):
+        F[coordinate, i] = F[coordinate, j] = np.sqrt(E[i, j])
+    for n in range(K):
+        F[len(pairs) + n, n] = np.sqrt(1.0 - rows[n])
+    return F
