@@ -25,6 +25,8 @@ count_claims
     Coverage claims on multinomial counts (Lemmas 10, 11, 18; Remark 4), exact and by Monte Carlo.
 scalar_claims, snap_items, surrogate_claims, figures
     h, h*, ω, γ (Lemmas 7–9, Theorem 1(b)), Theorem 4's transition times and scalar surrogate, Figs. 8–9.
+phase_claims
+    Theorem 4's scanning and snapping phases at the scalar level.
 settings
     The setting options (``ss.opt.*``) and named parameter sets (``ss.cfg.*``) as records (spec R17 (g)).
 """
@@ -39,6 +41,7 @@ from checks.scan_snap import (  # noqa: F401
     matrix_claims,
     matrix_items,
     model_items,
+    phase_claims,
     scalar_claims,
     sequence_items,
     settings,

@@ -50,12 +50,13 @@ def _window(stage: str, M: float, K: float, etaY: float, reading: str, n: int) -
     return np.logspace(math.log10(t0), math.log10(1e4 * t0), n)
 
 
-def check_stage(ctx, stage: str) -> Outcome:
-    """R16 along M of max_window |Eqn 14 − B_n|, for every ρ₀, η_Y and reading; the canonical ones decide."""
+def check_stage(ctx, stage: str, printed=None, name: str = "Eqn 14") -> Outcome:
+    """R16 along M of max_window |printed − B_n| (``printed``: Eqn 14's line of ``stage`` unless given, with
+    stage1_printed's signature), for every ρ₀, η_Y and reading; the canonical ones decide."""
     K, etaZ = float(ctx.value("K")), float(ctx.value("etaZ"))
     Ms = M_SWEEP[ctx.budget]
     n = 100 if ctx.quick else 400
-    printed = stage1_printed if stage == "stage1" else stage2_printed
+    printed = printed or (stage1_printed if stage == "stage1" else stage2_printed)
     records, deciding = [], []
     for rho0 in ctx.grid("rho0"):
         for etaY in ctx.grid("etaY"):
@@ -81,7 +82,7 @@ def check_stage(ctx, stage: str) -> Outcome:
     example = failing[0] if failing else records[0]
     summary = (f"{sum(s == Status.HOLDS for s in deciding)}/{len(deciding)} (ρ₀, η_Y) exact in the limit M → ∞ "
                f"(canonical readings); e.g. ρ₀ = {example['rho0']}, η_Y = {example['etaY']}: {example['summary']}; "
-               f"max |Eqn 14 − B_n| at M = {Ms[-1]:g}: {example['max_gap'][-1]:.4f} (¼|ln(ρ₀⁴/K)| = "
+               f"max |{name} − B_n| at M = {Ms[-1]:g}: {example['max_gap'][-1]:.4f} (¼|ln(ρ₀⁴/K)| = "
                f"{abs(example['quarter_log_rho4_over_K']):.4f})")
     return Outcome(status, summary, {"records": records})
 
@@ -203,8 +204,12 @@ def B_closed(t, M, K, etaY, etaZ, rho0):
     126 derived by ss.thm4.B_integral and ss.thm4.gamma_integral; used where integration to t is too long)."""
     from numerics.models.scan_snap import scalar as N
 
-    h = np.array([N.h_of_tau(etaY * v / K, M) for v in np.atleast_1d(t)])
-    Gamma = etaZ / etaY * K * (M - 1) ** 2 * h**2 / 2
+    return B_of_h(np.array([N.h_of_tau(etaY * v / K, M) for v in np.atleast_1d(t)]), M, K, etaY, etaZ, rho0)
+
+
+def B_of_h(h, M, K, etaY, etaZ, rho0):
+    """B_n = ¼ln(1 + 4KΓ/ρ₀⁴), Γ = (η_Z/η_Y)K(M−1)²h²/2, from h = h(η_Yt/K) (:func:`B_closed`)."""
+    Gamma = etaZ / etaY * K * (M - 1) ** 2 * np.asarray(h) ** 2 / 2
     return np.log1p(4 * K * Gamma / rho0**4) / 4
 
 

@@ -126,3 +126,21 @@ def test_random_E_families_have_their_structure(family):
     again = random_E(family, 60, seed=3)
     assert all(np.array_equal(x, y) for x, y in zip(mats, again, strict=True))
     assert all(np.array_equal(x, y) for x, y in zip(mats[:10], random_E(family, 10, seed=3), strict=True))
+
+
+@settings(max_examples=40, deadline=None)
+@given(M=st.floats(3.0, 1e12), log_tau=st.floats(-5.0, 5000.0))
+def test_h_from_log_tau_matches_a_50_digit_root(M, log_tau):
+    """h from ln τ (beyond the float range of τ) against the root of e^u − 1 + (M−1)u = Mτ at 50 digits."""
+    with mpmath.workdps(50):
+        log_target = mpmath.log(M) + log_tau
+        u = mpmath.findroot(lambda v: mpmath.log(mpmath.expm1(v) + (M - 1) * v) - log_target,
+                            (mpmath.mpf("1e-60"), mpmath.log1p(mpmath.exp(log_target)) + 1), solver="illinois",
+                            tol=mpmath.mpf("1e-45"))
+    assert N.h_of_log_tau(log_tau, M) == pytest.approx(float(u / M), rel=4e-15)
+
+
+def test_h_from_log_tau_is_continuous_at_its_switch():
+    for M in (30.0, 1e4, 1e8):
+        below, above = N.h_of_log_tau(50.0, M), N.h_of_log_tau(np.nextafter(50.0, 60.0), M)
+        assert above == pytest.approx(below, rel=1e-15)

@@ -56,6 +56,15 @@ def h_of_tau(tau, M):
     return u / M
 
 
+def h_of_log_tau(log_tau, M):
+    """h(τ) of Lemma 6 from ln τ, for τ beyond the float range: for ln τ <= 50, :func:`h_of_tau`; above, the
+    root u = Mh of e^u − 1 + (M−1)u = Mτ is u = ln(Mτ + 1 − (M−1)u) = ln M + ln τ up to a relative
+    (M−1)/(Mτ) < e^{−50} ≈ 2e−22, below rounding."""
+    if log_tau <= 50.0:
+        return h_of_tau(math.exp(log_tau), M)
+    return (math.log(M) + log_tau) / M
+
+
 @jit
 def gamma_of_h(h, M):
     """γ at h, overflow-safe: (M−1)²h e^{−Mh}/((M−1)e^{−Mh} + 1)."""
