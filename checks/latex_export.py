@@ -4,6 +4,8 @@ fitted in the limit, then, per formula, the label, the printed and derived forms
 
 from __future__ import annotations
 
+import unicodedata
+
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -46,14 +48,65 @@ def _escape(text: str) -> str:
     return _unicode_to_latex(text)
 
 
+_SYMBOLS = {"∂": r"\partial", "∇": r"\nabla", "≤": r"\le", "≥": r"\ge", "√": r"\surd", "°": r"^\circ",
+            "∞": r"\infty", "→": r"\to", "½": r"\frac12", "¼": r"\frac14", "¾": r"\frac34", "⋆": r"\star",
+            "*": r"^*", "∈": r"\in", "·": r"\cdot", "≠": r"\ne", "≈": r"\approx", "≪": r"\ll", "≫": r"\gg",
+            "∘": r"\circ", "×": r"\times", "±": r"\pm", "∓": r"\mp", "‖": r"\|", "⌊": r"\lfloor",
+            "⌋": r"\rfloor", "⌈": r"\lceil", "⌉": r"\rceil", "∑": r"\sum", "∏": r"\prod", "∫": r"\int",
+            "ℓ": r"\ell", "ℝ": r"\mathbb{R}", "ℙ": r"\mathbb{P}", "𝔼": r"\mathbb{E}", "𝟏": r"\mathbf{1}",
+            "⊤": r"\top", "∼": r"\sim", "∝": r"\propto", "∀": r"\forall", "∃": r"\exists", "∩": r"\cap",
+            "∪": r"\cup", "⊂": r"\subset", "⊆": r"\subseteq", "⇔": r"\Leftrightarrow", "⇒": r"\Rightarrow",
+            "∅": r"\emptyset", "′": r"'", "″": r"''", "ᵀ": r"^{T}", "𝒰": r"\mathcal{U}", "𝒩": r"\mathcal{N}",
+            "ε": r"\varepsilon", "⟨": r"\langle", "⟩": r"\rangle"}
+_TEXT = {"–": "--", "—": "---", "…": r"\dots{}", "−": "-", "'": "'", "“": "``", "”": "''", "’": "'"}
+_GREEK_CAPITALS = {"Gamma", "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma", "Upsilon", "Phi", "Psi", "Omega"}
+
+
+def _unicode_math(c: str) -> str | None:
+    """The LaTeX math of one non-ASCII character: a symbol, a Greek letter, a sub- or superscript; None if unknown."""
+    if c in _SYMBOLS:
+        return _SYMBOLS[c]
+    parts = unicodedata.normalize("NFD", c)
+    accents = {"\u0307": r"\dot", "\u0308": r"\ddot", "\u0302": r"\hat", "\u0303": r"\tilde", "\u0304": r"\bar"}
+    if len(parts) == 2 and parts[0].isascii() and parts[1] in accents:
+        return f"{accents[parts[1]]}{{{parts[0]}}}"
+    name = unicodedata.name(c, "")
+    for prefix, wrap in (("SUBSCRIPT ", "_{%s}"), ("SUPERSCRIPT ", "^{%s}"), ("MODIFIER LETTER SMALL ", "^{%s}"),
+                         ("LATIN SUBSCRIPT SMALL LETTER ", "_{%s}")):
+        if name.startswith(prefix):
+            rest = name[len(prefix):]
+            digits = {"ZERO": "0", "ONE": "1", "TWO": "2", "THREE": "3", "FOUR": "4", "FIVE": "5", "SIX": "6",
+                      "SEVEN": "7", "EIGHT": "8", "NINE": "9", "MINUS": "-", "PLUS": "+", "EQUALS SIGN": "="}
+            if rest in digits:
+                return wrap % digits[rest]
+            if rest.startswith("LATIN SMALL LETTER ") and len(rest) == 20:
+                return wrap % rest[-1].lower()
+            if len(rest) == 1:
+                return wrap % rest.lower()
+    for case in ("SMALL", "CAPITAL"):
+        prefix = f"GREEK {case} LETTER "
+        if name.startswith(prefix):
+            letter = name[len(prefix):].replace("LAMDA", "LAMBDA").replace("FINAL ", "").lower()
+            if case == "CAPITAL":
+                letter = letter.capitalize()
+                if letter not in _GREEK_CAPITALS:
+                    return unicodedata.lookup(f"LATIN CAPITAL LETTER {letter[0].upper()}") if letter else None
+            return "o" if letter == "omicron" else "\\" + letter
+    return None
+
+
 def _unicode_to_latex(text: str) -> str:
-    table = {"α": r"$\alpha$", "β": r"$\beta$", "γ": r"$\gamma$", "ξ": r"$\xi$", "φ": r"$\phi$", "ψ": r"$\psi$",
-             "π": r"$\pi$", "Σ": r"$\Sigma$", "σ": r"$\sigma$", "∂": r"$\partial$", "∇": r"$\nabla$",
-             "≤": r"$\le$", "≥": r"$\ge$", "²": r"$^2$", "³": r"$^3$", "⁴": r"$^4$", "√": r"$\surd$",
-             "°": r"$^\circ$", "∞": r"$\infty$", "–": "--", "—": "---", "→": r"$\to$", "…": r"\dots{}",
-             "'": "'", "½": r"$\frac12$", "⋆": r"$\star$", "*": r"$^*$", "θ": r"$\theta$", "∈": r"$\in$",
-             "·": r"$\cdot$", "−": "-", "≠": r"$\ne$", "τ": r"$\tau$", "ν": r"$\nu$", "Θ": r"$\Theta$"}
-    return "".join(table.get(c, c if ord(c) < 128 else "?") for c in text)
+    """Plain text with its non-ASCII characters in LaTeX (math mode for symbols); an unknown one as its code point."""
+    out = []
+    for c in text:
+        if ord(c) < 128 and c != "*":
+            out.append(c)
+        elif c in _TEXT:
+            out.append(_TEXT[c])
+        else:
+            math_text = _unicode_math(c)
+            out.append(f"${math_text}$" if math_text is not None else r"\texttt{U+%04X}" % ord(c))
+    return "".join(out)
 
 
 def formula_section(
