@@ -57,8 +57,12 @@ _SYMBOLS = {"∂": r"\partial", "∇": r"\nabla", "≤": r"\le", "≥": r"\ge", 
             "⊤": r"\top", "∼": r"\sim", "∝": r"\propto", "∀": r"\forall", "∃": r"\exists", "∩": r"\cap",
             "∪": r"\cup", "⊂": r"\subset", "⊆": r"\subseteq", "⇔": r"\Leftrightarrow", "⇒": r"\Rightarrow",
             "∅": r"\emptyset", "′": r"'", "″": r"''", "ᵀ": r"^{T}", "𝒰": r"\mathcal{U}", "𝒩": r"\mathcal{N}",
-            "ε": r"\varepsilon", "⟨": r"\langle", "⟩": r"\rangle"}
-_TEXT = {"–": "--", "—": "---", "…": r"\dots{}", "−": "-", "'": "'", "“": "``", "”": "''", "’": "'"}
+            "ε": r"\varepsilon", "⟨": r"\langle", "⟩": r"\rangle",
+            "⋯": r"\cdots", "≡": r"\equiv", "←": r"\leftarrow", "𝕁": r"\mathbb{J}", "𝕀": r"\mathbb{I}",
+            "ℕ": r"\mathbb{N}", "≲": r"\lesssim", "≳": r"\gtrsim", "≍": r"\asymp", "†": r"^\dagger",
+            "⊥": r"\perp", "↦": r"\mapsto"}
+_TEXT = {"§": r"\S{}", "–": "--", "—": "---", "…": r"\dots{}", "−": "-", "'": "'", "“": "``", "”": "''", "’": "'"}
+_COMBINING = {"\u0307": r"\dot", "\u0308": r"\ddot", "\u0302": r"\hat", "\u0303": r"\tilde", "\u0304": r"\bar"}
 _GREEK_CAPITALS = {"Gamma", "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma", "Upsilon", "Phi", "Psi", "Omega"}
 
 
@@ -67,16 +71,15 @@ def _unicode_math(c: str) -> str | None:
     if c in _SYMBOLS:
         return _SYMBOLS[c]
     parts = unicodedata.normalize("NFD", c)
-    accents = {"\u0307": r"\dot", "\u0308": r"\ddot", "\u0302": r"\hat", "\u0303": r"\tilde", "\u0304": r"\bar"}
-    if len(parts) == 2 and parts[0].isascii() and parts[1] in accents:
-        return f"{accents[parts[1]]}{{{parts[0]}}}"
+    if len(parts) == 2 and parts[0].isascii() and parts[1] in _COMBINING:
+        return f"{_COMBINING[parts[1]]}{{{parts[0]}}}"
     name = unicodedata.name(c, "")
     for prefix, wrap in (("SUBSCRIPT ", "_{%s}"), ("SUPERSCRIPT ", "^{%s}"), ("MODIFIER LETTER SMALL ", "^{%s}"),
                          ("LATIN SUBSCRIPT SMALL LETTER ", "_{%s}")):
         if name.startswith(prefix):
             rest = name[len(prefix):]
             digits = {"ZERO": "0", "ONE": "1", "TWO": "2", "THREE": "3", "FOUR": "4", "FIVE": "5", "SIX": "6",
-                      "SEVEN": "7", "EIGHT": "8", "NINE": "9", "MINUS": "-", "PLUS": "+", "EQUALS SIGN": "="}
+                      "SEVEN": "7", "EIGHT": "8", "NINE": "9", "MINUS": "-", "PLUS SIGN": "+", "EQUALS SIGN": "="}
             if rest in digits:
                 return wrap % digits[rest]
             if rest.startswith("LATIN SMALL LETTER ") and len(rest) == 20:
@@ -99,7 +102,9 @@ def _unicode_to_latex(text: str) -> str:
     """Plain text with its non-ASCII characters in LaTeX (math mode for symbols); an unknown one as its code point."""
     out = []
     for c in text:
-        if ord(c) < 128 and c != "*":
+        if c in _COMBINING and out and len(out[-1]) == 1 and out[-1].isalpha():
+            out[-1] = f"${_COMBINING[c]}{{{out[-1]}}}$"  # x̃: x then a combining tilde
+        elif ord(c) < 128 and c != "*":
             out.append(c)
         elif c in _TEXT:
             out.append(_TEXT[c])
