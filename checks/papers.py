@@ -15,6 +15,7 @@ from pathlib import Path
 
 from derivations.errors import InvalidArgument, unknown_name
 from derivations.scan_snap.symbols import READINGS as SS_READINGS
+from derivations.word_cooccurrence.symbols import READINGS as CO_READINGS
 
 
 @dataclass(frozen=True)
@@ -133,6 +134,16 @@ PAPERS: dict[str, Paper] = {
             symbols="derivations.scan_snap.symbols:SYMBOL_NAMES",
             # spec §2.9 (the setting options ss.opt.*), canonical value first
             readings=dict(SS_READINGS),
+        ),
+        Paper(
+            prefix="co",
+            title="Training Dynamics of Transformers to Recognize Word Co-occurrence via Gradient Flow Analysis",
+            reference="Yang, Kailkhura, Wang, Liang, NeurIPS 2024",
+            spec="word-cooccurrence.md",
+            checks="checks.word_cooccurrence",
+            symbols="derivations.word_cooccurrence.symbols:SYMBOL_NAMES",
+            # spec §1 rules 3, 7 and the flags of §2.2–§7.1, canonical value first
+            readings=dict(CO_READINGS),
         ),
     )
 }

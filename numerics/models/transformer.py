@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from derivations.errors import InvalidArgument
+from numerics.blocks import BlockLayout
 from numerics.optim import optimizer_named
 from numerics.train import LogSchedule, ParamGroup, train
 from numerics.trajectory import Trajectory
@@ -57,8 +58,8 @@ class TransformerConfig:
             raise InvalidArgument(f"init={self.init} must be > 0")
 
 
-class ParamLayout:
-    """Named views into one flat parameter vector."""
+class ParamLayout(BlockLayout):
+    """Named views into one flat parameter vector (:class:`numerics.blocks.BlockLayout`) for ``config``."""
 
     def __init__(self, config: TransformerConfig):
         D, F, V, H = config.d_model, config.ffn, config.vocab, config.n_heads
@@ -82,17 +83,7 @@ class ParamLayout:
                 }
             )
         shapes.update({"lnf_g": (D,), "lnf_b": (D,), "unembed": (D, V)})
-        self.shapes = shapes
-        self.offsets, start = {}, 0
-        for name, shape in shapes.items():
-            size = int(np.prod(shape))
-            self.offsets[name] = (start, start + size)
-            start += size
-        self.size = start
-
-    def views(self, flat: np.ndarray) -> dict[str, np.ndarray]:
-        """Name -> view of ``flat`` with the parameter's shape (writes go through)."""
-        return {n: flat[a:b].reshape(self.shapes[n]) for n, (a, b) in self.offsets.items()}
+        super().__init__(shapes)
 
     def names(self, suffix: str) -> list[str]:
         """Parameter names ending in ``suffix`` (e.g. ".slopes", ".wq")."""

@@ -126,3 +126,20 @@ def test_an_inner_expiry_leaves_the_outer_limit_running():
         start = time.monotonic()
         _spin(0.2)  # the outer limit has ~2.9 s left and must not fire here
     assert time.monotonic() - start < 1.0
+
+
+def test_a_sampled_violation_must_survive_more_digits():
+    """log(1 + e^{−x}) − 1/(1 + eˣ) = e^{−2x}/2 + … > 0, but at 30 digits and x ≈ 37 the log loses 16 digits to
+    1 + e^{−x}: the apparent violation (≈ −1e−31) must not be reported."""
+    x = sp.Symbol("x", real=True)
+    inequality = RegionInequality("t.loss", "L", 1 / (1 + sp.exp(x)), sp.log(1 + sp.exp(-x)),
+                                  Domain({x: Interval(30, 40)}))
+    margin = inequality.sample_margin(n_points=300, dps=30)
+    assert margin.holds and margin.min_margin > 0
+
+
+def test_a_true_violation_is_still_reported():
+    x = sp.Symbol("x", real=True)
+    inequality = RegionInequality("t.bad", "L", sp.log(1 + sp.exp(-x)), 1 / (1 + sp.exp(x)),
+                                  Domain({x: Interval(30, 40)}))
+    assert not inequality.sample_margin(n_points=50, dps=30).holds

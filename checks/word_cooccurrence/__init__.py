@@ -1,0 +1,13 @@
+"""The word co-occurrence paper (prefix ``co``) as checks; importing this package registers every item.
+
+Paper: Yang, Kailkhura, Wang, Liang, "Training Dynamics of Transformers to Recognize Word Co-occurrence via
+Gradient Flow Analysis" (NeurIPS 2024); specification ``shared/spec/word-cooccurrence.md``.
+
+closed_forms
+    SymPy items (the logistic loss, the softmax Jacobian, the loss bounds), decided by
+    :class:`checks.kinds.ItemCheck`.
+model_items
+    The model and its exact flow on ``co.regime.harness`` (array identities against the complex-step oracle).
+"""
+
+from checks.word_cooccurrence import closed_forms, model_items  # noqa: F401
