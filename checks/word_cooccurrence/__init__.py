@@ -8,6 +8,8 @@ closed_forms
     :class:`checks.kinds.ItemCheck`.
 model_items
     The model and its exact flow on ``co.regime.harness`` (array identities against the complex-step oracle).
+gradient_items
+    App. B's printed gradient forms against the complex-step oracle.
 """
 
-from checks.word_cooccurrence import closed_forms, model_items  # noqa: F401
+from checks.word_cooccurrence import closed_forms, gradient_items, model_items  # noqa: F401
