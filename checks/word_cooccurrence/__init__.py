@@ -10,6 +10,8 @@ model_items
     The model and its exact flow on ``co.regime.harness`` (array identities against the complex-step oracle).
 gradient_items
     App. B's printed gradient forms against the complex-step oracle.
+rate_items
+    The printed rates of bilinear observables (App. C, §4, Apps. E–F) against the chain rule along the flow.
 """
 
-from checks.word_cooccurrence import closed_forms, gradient_items, model_items  # noqa: F401
+from checks.word_cooccurrence import closed_forms, gradient_items, model_items, rate_items  # noqa: F401

@@ -1,5 +1,6 @@
 """The co items as checks: the flow equals the complex-step oracle on the harness, pins reach the cases."""
 
+import numpy as np
 import pytest
 
 from checks.registry import load_all
@@ -35,3 +36,16 @@ def _records(evidence):
 def test_literal_eq1_and_compact_form_agree_at_every_harness_seed(registry):
     verdict = registry["co.dv.compact_model"].run({"harness_seed": 4})
     assert [r["status"] for r in _records(verdict.evidence)] == ["equal"] * 4
+
+
+def test_eq4_differs_exactly_by_its_free_output_weight():
+    """Eq. (4)'s second term carries a stray a_{j₁}: with a_{j₁} = +1 the display is ∂G(μ)/∂t, with a_{j₁} = −1 it
+    is off by twice that term (a_j² = 1 gives the m₁ of Def. E.18, which prints no a_{j₁})."""
+    from checks.word_cooccurrence.rate_items import _G_rate, _value_term, eq4_printed, rate_case
+
+    r = rate_case(0)
+    printed, rate = eq4_printed(r), _G_rate(r)
+    m1 = r.case.a.size
+    for j1, a in enumerate(r.case.a):
+        expected = rate if a > 0 else rate - 2 * m1 * np.array([_value_term(r, mu) for mu in r.tokens])
+        np.testing.assert_allclose(printed[j1], expected, rtol=1e-12, atol=1e-15)

@@ -2,11 +2,11 @@
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from derivations.errors import InvalidArgument, NumericalTrouble
-from numerics.differences import central_jacobian, complex_step_gradient
+from numerics.differences import central_jacobian, complex_step_gradient, directional_derivative
 
 
 @given(st.lists(st.floats(-3, 3), min_size=3, max_size=3))
@@ -72,3 +72,18 @@ def test_complex_step_refuses_bad_input(kwargs, pattern):
 def test_complex_step_reports_a_non_finite_derivative():
     with pytest.raises(NumericalTrouble, match=r"component\(s\) \[0\]"):
         complex_step_gradient(lambda z: np.exp(z[0] * 1e3), np.array([1.0]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 8))
+def test_directional_derivative_is_the_gradient_along_v(seed, n):
+    """For a bilinear Q(x) = xᵀAx the rate along v is xᵀ(A + Aᵀ)v exactly; for exp it is the gradient·v."""
+    rng = np.random.default_rng(seed)
+    A, x, v = rng.standard_normal((n, n)), rng.standard_normal(n), rng.standard_normal(n)
+    rate = directional_derivative(lambda z: np.array([z @ A @ z, np.sum(np.exp(z))]), x, v)
+    np.testing.assert_allclose(rate, [x @ (A + A.T) @ v, np.exp(x) @ v], rtol=1e-13, atol=1e-14)
+
+
+def test_directional_derivative_refuses_mismatched_shapes():
+    with pytest.raises(InvalidArgument, match="one shape"):
+        directional_derivative(np.sum, np.zeros(3), np.zeros(2))
