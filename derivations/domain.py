@@ -41,7 +41,7 @@ class Interval:
     def __str__(self) -> str:
         left = "(" if self.lo_open else "["
         right = ")" if self.hi_open else "]"
-        return f"{left}{self.lo:g}, {self.hi:g}{right}"
+        return f"{left}{float(self.lo):g}, {float(self.hi):g}{right}"  # SymPy numbers do not format with :g
 
 
 @dataclass(frozen=True)

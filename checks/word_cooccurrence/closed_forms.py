@@ -16,6 +16,10 @@ LABELS = {
     "co.cf.loss_derivs": "L227–L233; F.5 proof (L5590–L5647); F.6 proof",
     "co.dv.loss_bounds": "derived (L6676)",
     "co.cf.softmax_jacobian": "Eq. (17) (L7707–L7722), Lemma G.1 (L7723–L7736)",
+    "co.cf.ratio_R": "R (L745–L752; L6083–L6088), Eq. (13), Eq. (15)",
+    "co.cf.eq12_balance": "Lemma F.5 proof (L5500–L5655), Eq. (12)",
+    "co.cf.lossode_F8": "Thm F.8 (L6523–L6526); proof (L6527–L6703)",
+    "co.cf.corF_2_ratio": "Cor. F.2 proof (L5172–L5185)",
 }
 
 for _id in D.ITEMS:

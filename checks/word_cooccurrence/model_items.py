@@ -141,3 +141,39 @@ for _id, _label, _kind, _displays, _statement in (
 ):
     register(Claim(_id, PAPER, _label, _kind, ArrayIdentityCheck(_displays, _families, dict(DEFAULT_READINGS)),
                    params=(_SEEDS,), statement=_statement))
+
+
+# ---- co.dv.conservation (pointwise): the balancedness of the two factor pairs -----------------------------------
+def _invariant_rates(c: HarnessCase, trainable=Mo.BLOCKS) -> dict[str, np.ndarray]:
+    """d/dt of WᵀW − W_VW_Vᵀ and W_KW_Kᵀ − W_QW_Qᵀ (m×m) along the complex-step flow, by the product rule on the
+    flow's blocks (exact: each entry is bilinear)."""
+    v, dv = c.lay.views(c.theta), c.lay.views(_oracle(c) * c.lay.mask(trainable))
+
+    def sym(A: np.ndarray) -> np.ndarray:  # d/dt(XᵀX) = ẊᵀX + XᵀẊ = A + Aᵀ with A = XᵀẊ
+        return A + A.T
+
+    value = sym(v["W"].T @ dv["W"]) - sym(v["WV"] @ dv["WV"].T)
+    attention = sym(v["WK"] @ dv["WK"].T) - sym(v["WQ"] @ dv["WQ"].T)
+    return {"value": value, "attention": attention}
+
+
+def _conservation_displays() -> list[ArrayDisplay]:
+    displays = []
+    for name, what in (("value", "WᵀW − W_VW_Vᵀ"), ("attention", "W_KW_Kᵀ − W_QW_Qᵀ")):
+        displays.append(ArrayDisplay(
+            name, "derived (balancedness)", lambda c, k=name: np.zeros(c.lay.shapes["WV"][0] ** 2),
+            lambda c, k=name: _invariant_rates(c)[k].reshape(-1) / _rate_scale(c), "harness",
+            description=f"d/dt({what}) = 0, relative to the size of its two terms", rtol=RTOL, floor=1.0))
+    return displays
+
+
+def _rate_scale(c: HarnessCase) -> float:
+    """The size of one term of an invariant's rate (‖W‖‖Ẇ‖ + ‖W_V‖‖Ẇ_V‖ + …), so that 0 is judged relatively."""
+    v, dv = c.lay.views(c.theta), c.lay.views(_oracle(c))
+    return sum(float(np.linalg.norm(v[b]) * np.linalg.norm(dv[b])) for b in Mo.BLOCKS)
+
+
+register(Claim("co.dv.conservation", PAPER, "derived (balancedness of the flow)", "derive",
+               ArrayIdentityCheck(_conservation_displays, _families, dict(DEFAULT_READINGS)), params=(_SEEDS,),
+               statement="d/dt(WᵀW − W_VW_Vᵀ) = 0 and d/dt(W_KW_Kᵀ − W_QW_Qᵀ) = 0 (m×m) along the full gradient flow "
+                         "with W_K, W_Q trained; hence ‖W‖_F² − ‖W_V‖_F² and ‖W_K‖_F² − ‖W_Q‖_F² are constant."))

@@ -3,7 +3,7 @@
 Every closed-form and derive-and-verify item built so far has a builder returning a
 :class:`derivations.core.Item`: the printed displays as SymPy beside the quantities derived from the
 definitions. Modules: ``symbols`` (symbols, LaTeX names, reading flags), ``loss`` (the logistic loss),
-``softmax`` (the softmax Jacobian).
+``softmax`` (the softmax Jacobian), ``ratios`` (group-sum ratios, the loss ODE, Cor. F.2's ratio).
 """
 
 from __future__ import annotations
@@ -15,6 +15,10 @@ ITEMS = {
     "co.cf.loss_derivs": "loss:item_loss_derivs",
     "co.dv.loss_bounds": "loss:item_loss_bounds",
     "co.cf.softmax_jacobian": "softmax:item_softmax_jacobian",
+    "co.cf.ratio_R": "ratios:item_ratio_R",
+    "co.cf.eq12_balance": "ratios:item_eq12_balance",
+    "co.cf.lossode_F8": "ratios:item_lossode_F8",
+    "co.cf.corF_2_ratio": "ratios:item_corF_2_ratio",
 }
 
 
