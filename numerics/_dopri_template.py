@@ -23,7 +23,7 @@ from numba import prange
 from numerics._jit import jit, parallel_jit
 from numerics._rk_core import all_finite, copy_into, dense, error_norm, step_to, stop_status
 
-rhs = events = start = fire_events = HAS_EVENTS = None  # set when generated
+rhs = events = observe = start = fire_events = save_state = HAS_EVENTS = HAS_OBSERVER = None  # set when generated
 
 _SAFETY = 0.9
 _MIN_FACTOR = 0.2
@@ -129,7 +129,10 @@ def solve(t0, t1, y0, params, rtol, atol, first_step, max_steps, save_at, a, e, 
         while n_saved < save_at.size and save_at[n_saved] <= t_stop:
             ts = save_at[n_saved]
             if ts == t_new:
-                copy_into(y_new, save_out[n_saved])
+                save_state(ts, y_new, params, save_out[n_saved])
+            elif HAS_OBSERVER:
+                dense((ts - t) / h, y, h, k, p, bcoef, ybuf)
+                observe(ts, ybuf, params, save_out[n_saved])
             else:
                 dense((ts - t) / h, y, h, k, p, bcoef, save_out[n_saved])
             n_saved += 1

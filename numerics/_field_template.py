@@ -9,9 +9,11 @@ follow one set of rules whatever the method; a method hands over its continuous 
 
 This file is read as text, never imported for use: :mod:`numerics._kernel_modules` copies it into a
 generated module with the placeholder line replaced by imports of the field's njit functions
-``rhs`` and ``events`` and the constant ``HAS_EVENTS``. Shape contract (``n`` state components,
+``rhs``, ``events`` and ``observe`` and the constants ``HAS_EVENTS``, ``HAS_OBSERVER``. Shape contract (``n`` state components,
 ``m`` save times, ``q`` events): ``rhs(t, y (n,), params, out (n,))`` writes dy/dt; ``events(t,
-y (n,), params, event_times (q,), event_states (q, n), out (q,))`` writes the q event values.
+y (n,), params, event_times (q,), event_states (q, n), out (q,))`` writes the q event values;
+``observe(t, y (n,), params, out (k,))`` writes the k values saved at a save time (the state itself
+when the field has no observer).
 """
 
 import math
@@ -19,7 +21,7 @@ import math
 from numerics._jit import jit
 from numerics._rk_core import all_finite, copy_into, crosses, dense, fill_nan, inline_jit
 
-rhs = events = HAS_EVENTS = None  # set when generated
+rhs = events = observe = HAS_EVENTS = HAS_OBSERVER = None  # set when generated
 
 # Events are located on the dense output to this relative width in t.
 _EVENT_RTOL = 1e-13
@@ -55,6 +57,15 @@ def _initial_step(t0, y0, f0, params, t1, rtol, atol, error_order, y1, f1):
 
 
 @inline_jit
+def save_state(t, y, params, row):
+    """Write what is saved at time ``t`` into ``row``: the field's observables of ``y``, or ``y`` itself."""
+    if HAS_OBSERVER:
+        observe(t, y, params, row)
+    else:
+        copy_into(y, row)
+
+
+@inline_jit
 def start(t0, t1, y, f0, params, rtol, atol, first_step, error_order, save_at, save_out, event_times,
           event_states, g0, ybuf, fbuf):
     """Set up an integration from ``(t0, y)``: outputs cleared, ``f0 = rhs(t0, y)``, the first step.
@@ -84,7 +95,7 @@ def start(t0, t1, y, f0, params, rtol, atol, first_step, error_order, save_at, s
         events(t0, y, params, event_times, event_states, g0)
     n_saved = 0
     while n_saved < save_at.size and save_at[n_saved] <= t0:
-        copy_into(y, save_out[n_saved])
+        save_state(save_at[n_saved], y, params, save_out[n_saved])
         n_saved += 1
     if first_step > 0.0:
         h = first_step

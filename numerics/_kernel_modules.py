@@ -51,6 +51,11 @@ def no_events(t, y, params, event_times, event_states, out):
     """Write no event values: the ``events`` of a field without events (``out`` has length 0)."""
 
 
+@jit
+def no_observe(t, y, params, out):
+    """Write nothing: the ``observe`` of a field without one (the saved values are then the states)."""
+
+
 @dataclass(frozen=True)
 class Slot:
     """A function of the field that a template calls as the global ``name``.
@@ -118,8 +123,10 @@ class Template:
 
 #: the field's events, and whether it has any
 EVENTS = Slot("events", no_events, "HAS_EVENTS")
-#: What every integrator does with the field's ``rhs`` and ``events`` around its own steps.
-FIELD = Template("_field_template.py", "field", (Slot("rhs"), EVENTS), ("_rk_core.py", "_jit.py"))
+#: the field's observer (the values saved instead of the state), and whether it has one
+OBSERVE = Slot("observe", no_observe, "HAS_OBSERVER")
+#: What every integrator does with the field's ``rhs``, ``events`` and ``observe`` around its own steps.
+FIELD = Template("_field_template.py", "field", (Slot("rhs"), EVENTS, OBSERVE), ("_rk_core.py", "_jit.py"))
 
 
 def _dependencies(fn: Dispatcher) -> list[Dispatcher]:

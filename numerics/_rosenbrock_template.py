@@ -26,7 +26,7 @@ from numerics._jit import jit, parallel_jit
 from numerics._rk_core import EPS, all_finite, combine, copy_into, dense, error_norm, step_to, stop_status
 from numerics._rosenbrock_core import factor_iteration_matrix, lu_solve, matrix_finite
 
-rhs = events = jac = start = fire_events = HAS_EVENTS = HAS_JAC = None  # set when generated
+rhs = events = jac = observe = start = fire_events = save_state = HAS_EVENTS = HAS_JAC = HAS_OBSERVER = None  # set when generated
 
 # Hairer's RODAS controller (rodas.f): h_new = h clip(0.9 err^(-1/(q+1)), 1/5, 6), lowered to
 # Gustafsson's predictive value 0.9 (h/h_acc) (err_acc/err^2)^(1/(q+1)) when that is smaller.
@@ -246,7 +246,10 @@ def solve(t0, t1, y0, params, rtol, atol, first_step, max_steps, save_at, gamma,
         while n_saved < save_at.size and save_at[n_saved] <= t_stop:
             ts = save_at[n_saved]
             if ts == t_new:
-                copy_into(y_new, save_out[n_saved])
+                save_state(ts, y_new, params, save_out[n_saved])
+            elif HAS_OBSERVER:
+                dense((ts - t) / h, y, h, kd, pd, bcoef, ybuf)
+                observe(ts, ybuf, params, save_out[n_saved])
             else:
                 dense((ts - t) / h, y, h, kd, pd, bcoef, save_out[n_saved])
             n_saved += 1

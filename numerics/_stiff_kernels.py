@@ -11,7 +11,7 @@ from __future__ import annotations
 from numba.core.dispatcher import Dispatcher
 
 from numerics._jit import jit
-from numerics._kernel_modules import EVENTS, FIELD, Slot, Template, instantiate
+from numerics._kernel_modules import EVENTS, FIELD, OBSERVE, Slot, Template, instantiate
 
 
 @jit
@@ -21,15 +21,16 @@ def no_jac(t, y, params, out):
 
 #: the Rosenbrock template (one for every tableau: coefficients are arguments) and what it binds
 RODAS = Template(
-    "_rosenbrock_template.py", "rodas", (Slot("rhs"), EVENTS, Slot("jac", no_jac, "HAS_JAC")),
-    ("_rk_core.py", "_rosenbrock_core.py", "_jit.py"), FIELD, ("start", "fire_events"),
+    "_rosenbrock_template.py", "rodas", (Slot("rhs"), EVENTS, Slot("jac", no_jac, "HAS_JAC"), OBSERVE),
+    ("_rk_core.py", "_rosenbrock_core.py", "_jit.py"), FIELD, ("start", "fire_events", "save_state"),
 )
 
 
-def kernels(rhs: Dispatcher, events: Dispatcher | None, jac: Dispatcher | None) -> object:
+def kernels(rhs: Dispatcher, events: Dispatcher | None, jac: Dispatcher | None,
+            observe: Dispatcher | None = None) -> object:
     """Return an object with the Rosenbrock kernels ``solve`` and ``solve_batch`` for this field.
 
     Cached on disk through a generated module when ``rhs``, ``events`` and ``jac`` can be imported
     by name; otherwise compiled in memory for this process only.
     """
-    return instantiate(RODAS, {"rhs": rhs, "events": events, "jac": jac})
+    return instantiate(RODAS, {"rhs": rhs, "events": events, "jac": jac, "observe": observe})

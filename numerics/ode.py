@@ -124,6 +124,14 @@ class VectorField:
         ``jac(t, y, params, out) -> None`` writes the Jacobian ``out[i, j] = ∂f_i/∂y_j`` into ``out``
         (2-D float64, C-contiguous, (n_state, n_state)); used by the stiff methods
         (``method="rodas4p"``, ``"rodas4"``), which otherwise differentiate ``rhs`` numerically.
+    observe : numba Dispatcher or None
+        ``observe(t, y, params, out) -> None`` writes ``n_observed`` observables of the state; when
+        given, the integrators save these at the save times instead of the whole state (a state of
+        10⁶ components need not be stored to follow a few hundred observables along it).
+    n_observed : int
+        The number of values ``observe`` writes (0 without an observer).
+    observed_names : tuple of str
+        Names of the observables; empty for ``obs[i]``.
     """
 
     rhs: Dispatcher
@@ -134,9 +142,12 @@ class VectorField:
     terminal: tuple[bool, ...] = ()
     state_names: tuple[str, ...] = ()
     jac: Dispatcher | None = None
+    observe: Dispatcher | None = None
+    n_observed: int = 0
+    observed_names: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        for name in ("rhs", "events", "jac"):
+        for name in ("rhs", "events", "jac", "observe"):
             value = getattr(self, name)
             if not (isinstance(value, Dispatcher) or (name != "rhs" and value is None)):
                 msg = f"field.{name}={_show(value)} is not a numba njit function; decorate it with _jit.jit"
@@ -144,7 +155,20 @@ class VectorField:
         if not _is_int(self.n_state) or self.n_state < 1:
             msg = f"field.n_state={self.n_state!r} must be a positive integer (the dimension of y)"
             raise InvalidArgument(msg)
+        if (self.observe is None) != (self.n_observed == 0) or not _is_int(self.n_observed) or self.n_observed < 0:
+            msg = (
+                f"field.observe={self.observe!r} with field.n_observed={self.n_observed!r}: give both an observer "
+                "and the positive number of values it writes, or neither"
+            )
+            raise InvalidArgument(msg)
         set_ = object.__setattr__
+        set_(self, "observed_names", tuple(self.observed_names))
+        if self.observed_names and len(self.observed_names) != self.n_observed:
+            msg = (
+                f"field.observed_names has {len(self.observed_names)} names for n_observed={self.n_observed}; "
+                "give one per observable or none"
+            )
+            raise InvalidArgument(msg)
         for name in ("event_names", "event_directions", "terminal", "state_names"):
             set_(self, name, tuple(getattr(self, name)))
         q = len(self.event_names)
@@ -232,7 +256,8 @@ class Solution:
     """Result of :func:`integrate`.
 
     ``t``/``y`` hold the requested save times that were reached and the states there (dense
-    output); without ``save_at`` they hold the start and the end, ``[t0, t_final]``.
+    output) — the field's observables instead when it has an observer; without ``save_at`` they
+    hold the start and the end, ``[t0, t_final]``.
     ``status`` is ``"success"`` or ``"terminated by event <name>"``. The work done: ``n_steps``
     accepted and ``n_rejected`` rejected steps, ``n_rhs`` evaluations of ``rhs``, and for the
     stiff methods ``n_jac`` Jacobians and ``n_lu`` LU decompositions (0 for Dormand-Prince).
@@ -379,6 +404,13 @@ def _check_contract(
                 "make event_names match the values it writes"
             )
             raise InvalidArgument(msg)
+    if field.observe is not None:
+        k = field.n_observed
+        obs = np.full(k + 1, _SENTINEL)
+        field.observe(t0, y0, params, obs[:k])
+        if obs[k] != _SENTINEL or np.any(obs[:k] == _SENTINEL):
+            msg = f"field.observe does not write exactly n_observed={k} values; make n_observed match it"
+            raise InvalidArgument(msg)
     if method in _ROSENBROCK and field.jac is not None:
         jac = np.full((n + 1, n), _SENTINEL)
         field.jac(t0, y0, params, jac[:n])
@@ -388,6 +420,29 @@ def _check_contract(
                 f"(unwritten or out-of-range entries); make it write out[i, j] = d f_i / d y_j"
             )
             raise InvalidArgument(msg)
+
+
+def _saved_width(field: VectorField) -> int:
+    """The number of values saved per save time: the observables, or the whole state."""
+    return field.n_observed if field.observe is not None else field.n_state
+
+
+def _params(params: object, what: str = "params") -> np.ndarray | tuple:
+    """``params`` as the kernels take it: a finite float64 1-D array, or a tuple whose first entry is that
+    array and whose other entries are C-contiguous integer or float arrays (data such as token indices
+    passed to ``rhs`` unchanged)."""
+    if not isinstance(params, tuple):
+        return _real_array(what, params, 1)
+    if not params:
+        raise InvalidArgument(f"{what}=() is empty; give the float parameters first, then any data arrays")
+    data = []
+    for k, value in enumerate(params[1:], start=1):
+        arr = np.asarray(value)
+        if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)) or arr.ndim < 1:
+            msg = f"{what}[{k}] must be an integer or float array (data for rhs); got {_show(value)}"
+            raise InvalidArgument(msg)
+        data.append(np.ascontiguousarray(arr))
+    return (_real_array(f"{what}[0]", params[0], 1), *data)
 
 
 def _describe_state(field: VectorField, y: np.ndarray) -> str:
@@ -428,8 +483,8 @@ def _method_args(method: str = "dopri5"):
 def _solver(field: VectorField, method: str):
     """Return the kernels of ``method`` for ``field`` (one Rosenbrock kernel serves every tableau)."""
     if method in _ROSENBROCK:
-        return _stiff_kernels.kernels(field.rhs, field.events, field.jac)
-    return kernels(field.rhs, field.events)
+        return _stiff_kernels.kernels(field.rhs, field.events, field.jac, field.observe)
+    return kernels(field.rhs, field.events, field.observe)
 
 
 def _event_args(field: VectorField) -> tuple[np.ndarray, np.ndarray]:
@@ -449,8 +504,9 @@ def integrate(
     field : VectorField
     y0 : (n_state,) array_like
     t_span : (t0, t1) with t0 < t1
-    params : 1-D array_like of float
-        Passed unchanged to ``rhs`` and ``events``.
+    params : 1-D array_like of float, or a tuple (float array, data arrays...)
+        Passed unchanged to ``rhs``, ``events`` and ``observe``; a tuple carries integer or float data
+        (token indices, labels) beside the parameters.
     tol : Tolerance
         Required: the local error tolerance.
     save_at : 1-D array_like, optional
@@ -485,11 +541,11 @@ def integrate(
     if y0.size != n:
         msg = f"y0={_show(y0)} has {y0.size} components but field.n_state={n}; give one value per component"
         raise InvalidArgument(msg)
-    params = _real_array("params", params, 1)
+    params = _params(params)
     _check_contract(field, t0, y0, params, method)
     directions, terminal = _event_args(field)
     q = directions.size
-    save_out = np.empty((save.size, n))
+    save_out = np.empty((save.size, _saved_width(field)))
     ev_t, ev_s, y_out = np.empty(q), np.empty((q, n)), np.empty(n)
     solve = _solver(field, method).solve
     status, t_last, h_last, n_steps, n_rej, n_rhs, n_saved, *linear = solve(
@@ -503,7 +559,11 @@ def integrate(
     if status == 1:
         fired = [j for j in range(q) if terminal[j] and ev_t[j] == t_last]
         text = f"terminated by event {field.event_names[fired[0]]}"
-    if save_at is None:
+    if save_at is None and field.observe is not None:
+        t_saved, y_saved = np.array([t0, t_last]), np.empty((2, field.n_observed))
+        field.observe(t0, y0, params, y_saved[0])
+        field.observe(t_last, y_out, params, y_saved[1])
+    elif save_at is None:
         t_saved, y_saved = np.array([t0, t_last]), np.stack([y0, y_out])
     else:
         t_saved, y_saved = save[:n_saved].copy(), save_out[:n_saved]
@@ -569,7 +629,7 @@ def integrate_batch(
     _check_contract(field, t0, y0s[0], params[0], method)
     directions, terminal = _event_args(field)
     m, q = y0s.shape[0], directions.size
-    save_out = np.empty((m, save.size, n))
+    save_out = np.empty((m, save.size, _saved_width(field)))
     ev_t, ev_s, y_out = np.empty((m, q)), np.empty((m, q, n)), np.empty((m, n))
     status, t_last, h_last = np.empty(m, np.int8), np.empty(m), np.empty(m)
     # (n_steps, n_rejected, n_rhs, n_saved) and, for a stiff method, (n_jac, n_lu)

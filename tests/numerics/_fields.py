@@ -51,3 +51,21 @@ def pulled_oscillator(t, y, p, out):
     out[2] = y[0] - y[2]
     out[3] = y[1] * y[2] - y[3]
     out[4] = math.sin(y[3]) - 0.5 * y[4]
+
+
+@jit
+def indexed_decay(t, y, p, out):
+    """``y_i' = −p[0][idx[i]] y_i`` with ``p = (rates, idx)``: integer data passed beside the parameters."""
+    rates, idx = p[0], p[1]
+    for i in range(y.size):
+        out[i] = -rates[idx[i]] * y[i]
+
+
+@jit
+def total_and_square(t, y, p, out):
+    """Observables Σ_i y_i and y_0² (an observer of any field)."""
+    acc = 0.0
+    for i in range(y.size):
+        acc += y[i]
+    out[0] = acc
+    out[1] = y[0] * y[0]

@@ -416,3 +416,69 @@ def test_field_defined_in_a_function_falls_back_to_uncached_kernels():
     assert not is_cached(kernels(local_decay, None))
     sol = integrate(VectorField(local_decay, 1), [2.0], (0.0, 3.0), [], tol=Tolerance(1e-10, 1e-13))
     assert abs(sol.y_final[0] - 2.0 * math.exp(-1.5)) < 1e-9
+
+
+# ---- observers and data -------------------------------------------------------------------------
+
+
+_LINEAR3 = np.array([[-1.0, 0.5, 0.0], [0.0, -2.0, 0.3], [0.2, 0.0, -0.5]]).reshape(-1)
+
+
+@pytest.mark.parametrize("method", ["dopri5", "rodas4p"])
+def test_an_observer_saves_exactly_its_values_of_the_saved_states(method):
+    plain = VectorField(_fields.linear, 3)
+    observed = VectorField(_fields.linear, 3, observe=_fields.total_and_square, n_observed=2,
+                           observed_names=("total", "first_squared"))
+    save = np.linspace(0.0, 2.0, 9)
+    tol = Tolerance(1e-9, 1e-12)
+    states = integrate(plain, [1.0, -0.5, 2.0], (0.0, 2.0), _LINEAR3, tol=tol, save_at=save, method=method)
+    values = integrate(observed, [1.0, -0.5, 2.0], (0.0, 2.0), _LINEAR3, tol=tol, save_at=save, method=method)
+    assert values.y.shape == (9, 2)
+    expected = np.empty((9, 2))
+    for row, y in zip(expected, states.y, strict=True):
+        _fields.total_and_square(0.0, y, _LINEAR3, row)
+    np.testing.assert_array_equal(values.y, expected)
+    np.testing.assert_array_equal(values.y_final, states.y_final)
+
+
+def test_an_observer_without_save_times_reports_the_ends():
+    observed = VectorField(_fields.linear, 3, observe=_fields.total_and_square, n_observed=2)
+    sol = integrate(observed, [1.0, 0.0, 0.0], (0.0, 1.0), _LINEAR3, tol=Tolerance(1e-9, 1e-12))
+    assert sol.y.shape == (2, 2) and sol.y[0, 0] == 1.0 and sol.y[1, 0] == pytest.approx(sol.y_final.sum())
+
+
+def test_a_batch_saves_observables_per_point():
+    observed = VectorField(_fields.linear, 3, observe=_fields.total_and_square, n_observed=2)
+    batch = integrate_batch(observed, np.ones((4, 3)) * np.arange(1, 5)[:, None], np.tile(_LINEAR3, (4, 1)),
+                            (0.0, 1.0), tol=Tolerance(1e-9, 1e-12), save_at=[0.0, 0.5, 1.0])
+    assert batch.y.shape == (4, 3, 2)
+    np.testing.assert_allclose(batch.y[:, 0, 0], 3 * np.arange(1, 5), rtol=0, atol=0)
+
+
+def test_integer_data_reach_the_field():
+    field = VectorField(_fields.indexed_decay, 4)
+    rates, idx = np.array([0.5, 1.0, 2.0]), np.array([2, 0, 1, 0], dtype=np.int64)
+    sol = integrate(field, np.ones(4), (0.0, 1.0), (rates, idx), tol=Tolerance(1e-11, 1e-14))
+    np.testing.assert_allclose(sol.y_final, np.exp(-rates[idx]), rtol=1e-9)
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"observe": _fields.total_and_square}, "give both an observer"),
+    ({"n_observed": 2}, "give both an observer"),
+    ({"observe": _fields.total_and_square, "n_observed": 2, "observed_names": ("a",)}, "one per observable"),
+])
+def test_an_observer_is_declared_with_its_size(kwargs, words):
+    with pytest.raises(InvalidArgument, match=words):
+        VectorField(_fields.linear, 3, **kwargs)
+
+
+def test_a_wrongly_sized_observer_is_refused():
+    field = VectorField(_fields.linear, 3, observe=_fields.total_and_square, n_observed=3)
+    with pytest.raises(InvalidArgument, match="n_observed=3"):
+        integrate(field, np.ones(3), (0.0, 1.0), _LINEAR3, tol=Tolerance(1e-9, 1e-12))
+
+
+def test_data_must_be_numeric_arrays():
+    field = VectorField(_fields.indexed_decay, 4)
+    with pytest.raises(InvalidArgument, match=r"params\[1\]"):
+        integrate(field, np.ones(4), (0.0, 1.0), (np.ones(3), "abc"), tol=Tolerance(1e-9, 1e-12))

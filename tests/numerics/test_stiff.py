@@ -261,10 +261,10 @@ def test_kernels_of_importable_fields_are_cached_across_processes():
     source = Path(built.__file__).read_text()
     assert "HAS_JAC = True" in source
     # the set-up and the events come from the field's shared module, the one Dormand-Prince imports
-    shared = re.search(r"^from (field_forced_linear_\w+) import start, fire_events$", source, re.MULTILINE)
+    shared = re.search(r"^from (field_forced_linear_\w+) import start, fire_events, save_state$", source, re.MULTILINE)
     assert shared is not None
     dopri_source = Path(dopri_kernels(FORCED.rhs, FORCED.events).__file__).read_text()
-    assert f"from {shared[1]} import start, fire_events" in dopri_source
+    assert f"from {shared[1]} import start, fire_events, save_state" in dopri_source
     integrate(FORCED, [1.0, 1.0], (0.0, 1.0), STIFF_FORCING, tol=Tolerance(1e-8, 1e-10), method="rodas4p")
     script = textwrap.dedent(f"""
         import sys
@@ -301,7 +301,7 @@ def test_field_with_a_jac_defined_in_a_function_falls_back_to_uncached_kernels()
 
     built = kernels(FORCED.rhs, FORCED.events, local_jac)
     assert not is_cached(built)
-    shared = instantiate(FIELD, {"rhs": FORCED.rhs, "events": FORCED.events})
+    shared = instantiate(FIELD, {"rhs": FORCED.rhs, "events": FORCED.events, "observe": None})
     assert is_cached(shared)
     assert built.start is shared.start and built.fire_events is shared.fire_events
     local = dataclasses.replace(FORCED, jac=local_jac)
