@@ -41,6 +41,22 @@ from derivations.errors import InvalidArgument, TdcheckError
 
 #: exit status after Ctrl-C (128 + SIGINT, as shells report it)
 INTERRUPTED = 130
+#: exit status after SIGTERM (128 + SIGTERM)
+TERMINATED = 143
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, a batch system's time limit), taken the way Ctrl-C is: the workers are stopped and
+    what completed is kept. A KeyboardInterrupt so that every path that handles Ctrl-C handles it too."""
+
+
+_terminated = False
+
+
+def _on_sigterm(signum, frame):
+    global _terminated
+    _terminated = True
+    raise Terminated()
 
 STATUS_STYLE = {
     "holds": "green",
@@ -125,6 +141,11 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``tdcheck`` command."""
     args = build_parser().parse_args(argv)
     console = Console(stderr=True)
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():  # only the main thread may set handlers
+        signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         if args.command == "list":
             return command_list(args)
@@ -145,9 +166,9 @@ def main(argv: list[str] | None = None) -> int:
             raise
         console.print(f"[bold red]tdcheck: error:[/] {error}", highlight=False)
         return 2
-    except KeyboardInterrupt:  # outside a run's claims (loading, planning, writing): nothing to keep
+    except KeyboardInterrupt as stop:  # outside a run's claims (loading, planning, writing): nothing to keep
         console.print("tdcheck: interrupted", highlight=False)
-        return INTERRUPTED
+        return TERMINATED if isinstance(stop, Terminated) else INTERRUPTED
     return 0  # pragma: no cover - argparse guarantees a command
 
 
@@ -262,7 +283,7 @@ def command_run(args: argparse.Namespace, console: Console) -> int:
     if result.interrupted:
         where = f"; completed verdicts are in {args.json}" if run_file is not None else ""
         console.print(f"tdcheck: interrupted: {result.completed} of {result.total} claims{where}", highlight=False)
-        return INTERRUPTED
+        return TERMINATED if _terminated else INTERRUPTED
     return 1 if result.errors else 0
 
 

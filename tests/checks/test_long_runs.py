@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from checks.cli import INTERRUPTED, main
+from checks.cli import INTERRUPTED, TERMINATED, main
 from checks.run_file import RunFile
 from checks.runner import run, run_record
 
@@ -89,10 +89,12 @@ def _descendants(pid: int) -> list[int]:
     return found
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
-def test_ctrl_c_keeps_the_completed_verdicts_and_exits_130(tmp_path):
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups and signals are POSIX")
+@pytest.mark.parametrize("how", ["ctrl_c", "kill"])
+def test_an_interrupt_keeps_the_completed_verdicts_and_stops_the_workers(tmp_path, how):
+    """Ctrl-C (SIGINT to the whole process group, exit 130) and ``kill`` (SIGTERM to the parent alone, as
+    pkill or a batch system's time limit sends it, exit 143) end the same way."""
     path = tmp_path / "out.json"
-    # as a terminal's Ctrl-C: SIGINT to the whole process group (the workers too)
     process = subprocess.Popen([sys.executable, "-m", "checks.cli", "run", "rl.cf.*", "--workers", "2",
                                 "--json", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, start_new_session=True, cwd=Path(__file__).parents[2])
@@ -103,9 +105,12 @@ def test_ctrl_c_keeps_the_completed_verdicts_and_exits_130(tmp_path):
     time.sleep(1.0)  # the second worker has started its claim
     workers = _descendants(process.pid)
     assert len(workers) >= 2, workers
-    os.killpg(process.pid, signal.SIGINT)
+    if how == "ctrl_c":
+        os.killpg(process.pid, signal.SIGINT)
+    else:
+        os.kill(process.pid, signal.SIGTERM)
     stdout, stderr = process.communicate(timeout=60)
-    assert process.returncode == INTERRUPTED, stderr
+    assert process.returncode == (INTERRUPTED if how == "ctrl_c" else TERMINATED), stderr
     assert "Traceback" not in stderr and "Warning" not in stderr, stderr
     document = json.loads(path.read_text())
     done = len(document["verdicts"])
