@@ -12,6 +12,8 @@ gradient_items
     App. B's printed gradient forms against the complex-step oracle.
 rate_items
     The printed rates of bilinear observables (App. C, §4, Apps. E–F) against the chain rule along the flow.
+reduced_items
+    The reduced model with frozen attention: exact on its manifold, and overlaid on the full model.
 """
 
-from checks.word_cooccurrence import closed_forms, gradient_items, model_items, rate_items  # noqa: F401
+from checks.word_cooccurrence import closed_forms, gradient_items, model_items, rate_items, reduced_items  # noqa: F401
