@@ -896,3 +896,76 @@ def _affinely_independent(points: list[list[Fraction]]) -> bool:
                 rows[i] = [a - f * b for a, b in zip(rows[i], rows[rank], strict=True)]
         rank += 1
     return rank == len(rows)
+
+
+@dataclass
+class ExactMaxMargin:
+    """The exact hard-margin solution of :func:`exact_hard_margin`: u* (its entries Fractions), the multipliers ν
+    (one per row, 0 off the support), ‖u*‖², the margins z_k·u* and the support (rows with ν_k > 0)."""
+
+    u: list[Fraction]
+    multipliers: list[Fraction]
+    norm_squared: Fraction
+    margins: list[Fraction]
+    support: tuple[int, ...]
+    subsets_tried: int
+
+
+def _solve_exact(A: list[list[Fraction]], b: list[Fraction]) -> list[Fraction] | None:
+    """x with Ax = b by Gauss–Jordan in Fractions; None when A is singular."""
+    n = len(A)
+    M = [row[:] + [rhs] for row, rhs in zip(A, b, strict=True)]
+    for c in range(n):
+        pivot = next((i for i in range(c, n) if M[i][c] != 0), None)
+        if pivot is None:
+            return None
+        M[c], M[pivot] = M[pivot], M[c]
+        for i in range(n):
+            if i != c and M[i][c] != 0:
+                f = M[i][c] / M[c][c]
+                M[i] = [a - f * p for a, p in zip(M[i], M[c], strict=True)]
+    return [M[i][n] / M[i][i] for i in range(n)]
+
+
+def exact_hard_margin(rows: Sequence[Sequence[Any]], max_rows: int = 16) -> ExactMaxMargin:
+    """u* = argmin ‖u‖ subject to z_k·u >= 1 for every row z_k, in exact rational arithmetic (small problems).
+
+    Every active set S (a subset of the rows, |S| <= min(d, K)) with a non-singular Gram matrix G_S is solved
+    exactly: ν_S = G_S⁻¹𝟏, u = Σ_{k∈S} ν_k z_k; the first (in order of size, then lexicographic) with ν >= 0 and
+    z_k·u >= 1 for every k satisfies the KKT conditions exactly, and u* is unique (a strictly convex objective on
+    a convex set). Entries: ints, Fractions or floats (taken exactly). Refuses more than ``max_rows`` rows (the
+    enumeration is exponential) and an infeasible problem (no active set qualifies: 0 is in the rows' hull)."""
+    Z = [[_exact_fraction(x, f"rows[{k}][{j}]") for j, x in enumerate(row)] for k, row in enumerate(rows)]
+    if not Z or not Z[0] or any(len(r) != len(Z[0]) for r in Z):
+        raise InvalidArgument("rows must be a non-empty list of equally long, non-empty rows")
+    K, d = len(Z), len(Z[0])
+    if K > max_rows:
+        raise InvalidArgument(f"exact_hard_margin enumerates active sets: at most max_rows={max_rows} rows; got {K}")
+    tried = 0
+    for size in range(1, min(d, K) + 1):
+        for S in combinations(range(K), size):
+            tried += 1
+            gram = [[sum(a * b for a, b in zip(Z[i], Z[j], strict=True)) for j in S] for i in S]
+            nu_S = _solve_exact(gram, [Fraction(1)] * size)
+            if nu_S is None or min(nu_S) < 0:
+                continue
+            u = [sum(n * Z[k][j] for n, k in zip(nu_S, S, strict=True)) for j in range(d)]
+            margins = [sum(a * b for a, b in zip(z, u, strict=True)) for z in Z]
+            if min(margins) >= 1:
+                nu = [Fraction(0)] * K
+                for n, k in zip(nu_S, S, strict=True):
+                    nu[k] = n
+                return ExactMaxMargin(u, nu, sum(x * x for x in u), margins,
+                                      tuple(k for k in range(K) if nu[k] > 0), tried)
+    raise InvalidArgument("no active set satisfies the KKT conditions: the problem is infeasible (0 is in the "
+                          "convex hull of the rows, so no u has z_k·u > 0 for every k)")
+
+
+def _exact_fraction(x: Any, where: str) -> Fraction:
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, (int, np.integer)):
+        return Fraction(int(x))
+    if isinstance(x, (float, np.floating)) and math.isfinite(x):
+        return Fraction(float(x))
+    raise InvalidArgument(f"{where}={x!r} must be an int, a Fraction or a finite float")

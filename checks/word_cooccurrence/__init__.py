@@ -14,6 +14,9 @@ rate_items
     The printed rates of bilinear observables (App. C, §4, Apps. E–F) against the chain rule along the flow.
 reduced_items
     The reduced model with frozen attention: exact on its manifold, and overlaid on the full model.
+maxmargin_items
+    Its long-time limit: the exact max-margin separator of the group features and the limits it implies.
 """
 
 from checks.word_cooccurrence import closed_forms, gradient_items, model_items, rate_items, reduced_items  # noqa: F401
+from checks.word_cooccurrence import maxmargin_items  # noqa: F401

@@ -75,14 +75,21 @@ def _R(values: dict[str, np.ndarray]) -> np.ndarray:
     return (values["B2"] + values["B3"] + values["B4"] - A) / (A - B2)
 
 
-def overlay(m: int, seed: int, saves: int = 40) -> dict:
-    """Full model (regime B at m, W_K and W_Q trained) and the 13-ODE group model from the same θ(0), to 4m."""
+def regime_b_start(m: int, seed: int):
+    """(θ(0), layout, a, data set) of regime B at m and seed (σ₀ = κ₀/√(Lm), σ₁ = κ₁/√m₁)."""
     r = REGIMES["B"]
     (counts,), (d,), (kappa0, kappa1) = r.counts, r.d, r.kappa[0]
     data = build_dataset(counts, r.L, d, seed)
     lay = Mo.layout(m, r.m1, d)
     theta = Mo.init_params(m, r.m1, d, kappa0 / math.sqrt(r.L * m), kappa1 / math.sqrt(r.m1), seed)
-    a = Mo.output_weights(r.m1, seed)
+    return theta, lay, Mo.output_weights(r.m1, seed), data
+
+
+def overlay(m: int, seed: int, saves: int = 40) -> dict:
+    """Full model (regime B at m, W_K and W_Q trained) and the 13-ODE group model from the same θ(0), to 4m."""
+    r = REGIMES["B"]
+    (counts,) = r.counts
+    theta, lay, a, data = regime_b_start(m, seed)
     t_end = float(r.t_end(m))
     save = np.minimum(np.concatenate([[0.0], np.logspace(-2, math.log10(t_end), saves - 1)]), t_end)
     full = integrate(Fl.flow_field(lay), theta, (0.0, t_end), Fl.flow_params(lay, data.tokens, data.labels, a),

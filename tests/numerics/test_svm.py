@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize, nnls
 
 from derivations.errors import InvalidArgument, NumericalTrouble
-from numerics.svm import hard_margin_svm, kkt_residuals, nearly_collinear_problem
+from numerics.svm import exact_hard_margin, hard_margin_svm, kkt_residuals, nearly_collinear_problem
 
 TOL = mpmath.mpf(10) ** -50
 
@@ -422,3 +422,36 @@ def test_kkt_residuals_and_family_refuse_bad_input():
         nearly_collinear_problem(3, 4)
     exact = kkt_residuals([[2, 0], [0, 1]], [Fraction(1, 2), 1], [Fraction(1, 4), 1])
     assert exact.worst() == 0
+
+
+# ---- exact_hard_margin (rationals, active-set enumeration) ---------------------------------------------
+
+
+def test_exact_hard_margin_known_answers():
+    one = exact_hard_margin([[2, 0]])  # u = (1/2, 0)
+    assert one.u == [Fraction(1, 2), 0] and one.norm_squared == Fraction(1, 4) and one.support == (0,)
+    groups = exact_hard_margin([[1, 1, 1], [-1, 0, -1], [0, -1, -1], [0, 0, -1]])
+    assert groups.u == [2, 2, -3] and groups.multipliers == [7, 5, 5, 0] and groups.margins == [1, 1, 1, 3]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.lists(st.integers(-4, 4), min_size=3, max_size=3), min_size=1, max_size=5))
+def test_exact_hard_margin_is_optimal_and_agrees_with_the_certified_solver(rows):
+    certified = hard_margin_svm(rows, dps=60)
+    if certified.status != "certified":
+        with pytest.raises(InvalidArgument, match="infeasible"):
+            exact_hard_margin(rows)
+        return
+    exact = exact_hard_margin(rows)
+    assert min(exact.margins) >= 1 and min(exact.multipliers) >= 0
+    # KKT exactly: u = Σ ν_k z_k and complementary slackness
+    assert exact.u == [sum(n * Fraction(z[j]) for n, z in zip(exact.multipliers, rows)) for j in range(3)]
+    assert all(n == 0 or g == 1 for n, g in zip(exact.multipliers, exact.margins))
+    with mpmath.workdps(60):
+        for x, y in zip(exact.u, certified.u):
+            assert abs(mpmath.mpf(x.numerator) / x.denominator - y) < mpmath.mpf(10) ** -30
+
+
+def test_exact_hard_margin_refuses_large_problems():
+    with pytest.raises(InvalidArgument, match="max_rows"):
+        exact_hard_margin([[1, 0]] * 17)
