@@ -20,6 +20,8 @@ LABELS = {
     "co.cf.eq12_balance": "Lemma F.5 proof (L5500–L5655), Eq. (12)",
     "co.cf.lossode_F8": "Thm F.8 (L6523–L6526); proof (L6527–L6703)",
     "co.cf.corF_2_ratio": "Cor. F.2 proof (L5172–L5185)",
+    "co.cf.group_rates": "Lemma F.5 proof (L5680–L5730), Lemma F.6 (L6010–L6330), Thm F.8 proof",
+    "co.cf.eq16_quadratic": "Lemma F.6 proof (L6262–L6491)",
 }
 
 for _id in D.ITEMS:

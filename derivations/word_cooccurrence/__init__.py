@@ -3,7 +3,8 @@
 Every closed-form and derive-and-verify item built so far has a builder returning a
 :class:`derivations.core.Item`: the printed displays as SymPy beside the quantities derived from the
 definitions. Modules: ``symbols`` (symbols, LaTeX names, reading flags), ``loss`` (the logistic loss),
-``softmax`` (the softmax Jacobian), ``ratios`` (group-sum ratios, the loss ODE, Cor. F.2's ratio).
+``softmax`` (the softmax Jacobian), ``ratios`` (group-sum ratios, the loss ODE, Cor. F.2's ratio), ``quadratic`` (Phase 2's
+group rates and Lemma F.6's quadratic).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ ITEMS = {
     "co.cf.eq12_balance": "ratios:item_eq12_balance",
     "co.cf.lossode_F8": "ratios:item_lossode_F8",
     "co.cf.corF_2_ratio": "ratios:item_corF_2_ratio",
+    "co.cf.group_rates": "quadratic:item_group_rates",
+    "co.cf.eq16_quadratic": "quadratic:item_eq16_quadratic",
 }
 
 
