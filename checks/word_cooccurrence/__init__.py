@@ -16,7 +16,9 @@ reduced_items
     The reduced model with frozen attention: exact on its manifold, and overlaid on the full model.
 maxmargin_items
     Its long-time limit: the exact max-margin separator of the group features and the limits it implies.
+clock_items
+    The end of Phase 1 in the reduced model against the full model's.
 """
 
 from checks.word_cooccurrence import closed_forms, gradient_items, model_items, rate_items, reduced_items  # noqa: F401
-from checks.word_cooccurrence import maxmargin_items  # noqa: F401
+from checks.word_cooccurrence import clock_items, maxmargin_items  # noqa: F401

@@ -91,3 +91,10 @@ def test_conservation_drift_along_a_run_at_rtol_1e7():
         scale = max(abs(named[key][0]), 1.0)
         assert np.max(np.abs(named[key] - named[key][0])) <= 1e-8 * scale
     assert named["loss"][-1] < named["loss"][0]
+
+
+def test_the_all_correct_event_is_the_smallest_margin():
+    lay, theta, tokens, labels, a = _setting("harness", 2)
+    out = np.empty(1)
+    Fl.all_correct(0.0, theta, Fl.flow_params(lay, tokens, labels, a), np.empty(1), np.empty((1, lay.size)), out)
+    assert out[0] == pytest.approx(float(np.min(labels * Mo.output(theta, lay, tokens, a))), rel=1e-14)

@@ -1,6 +1,7 @@
 """The group-level reduced model (numerics.models.word_cooccurrence.reduced) against its defining equations."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -35,3 +36,22 @@ def test_observer_loss_and_group_sums():
     f = counts / counts.sum()
     np.testing.assert_allclose(out[0], f @ np.log1p(np.exp(-margins)), rtol=1e-14)
     np.testing.assert_allclose(out[5:9], counts / (1 + np.exp(margins)), rtol=1e-14)
+
+
+def test_the_clock_event_is_the_smallest_group_margin():
+    y = np.concatenate([[0.3, -0.2, -0.4], np.eye(3).reshape(-1), [2.0]])
+    out = np.empty(1)
+    Re.all_groups_correct(0.0, y, Re.reduced_params(8, (3, 1, 1, 1)), np.empty(1), np.empty((1, 13)), out)
+    assert out[0] == pytest.approx(np.min(Re.LABELS * (Re.FEATURES @ y[:3])), abs=1e-15)
+
+
+def test_the_clock_is_scale_free_when_N_is_zero():
+    """With N = 0 and U ≫ the growth of U, τ = U₀t makes the group dynamics universal: T₁U₀ nearly constant."""
+    from numerics.ode import Tolerance, integrate
+
+    p = Re.reduced_params(8, (300, 100, 100, 100))
+    values = []
+    for U0 in (1e4, 1e6):
+        sol = integrate(Re.CLOCK, Re.clock_state(0.0, U0), (0.0, 1e3 / U0), p, tol=Tolerance(1e-10, 1e-14))
+        values.append(sol.event_times["all_groups_correct"] * U0)
+    assert values[0] == pytest.approx(values[1], rel=1e-3)

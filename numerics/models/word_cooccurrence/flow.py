@@ -222,9 +222,25 @@ def observe_flow(t, y, p, out):
     out[12] = largest
 
 
-def flow_field(lay: BlockLayout) -> VectorField:
-    """The vector field of θ for layout ``lay`` (W, W_V, W_K, W_Q), with :func:`observe_flow` as its observer."""
-    return VectorField(co_flow, lay.size, observe=observe_flow, n_observed=len(OBSERVED), observed_names=OBSERVED)
+@jit
+def all_correct(t, y, p, event_times, event_states, out):
+    """Event ``all_correct``: min_i y_iF_i, which crosses 0 upward at T₁^emp (spec §2.7)."""
+    tokens, labels, a, dims = p[1], p[2], p[3], p[4]
+    m, m1, d = dims[0], dims[1], dims[2]
+    n, L = tokens.shape
+    F = np.empty(n)
+    _samples(y, tokens, labels, _u(y, a, m, m1), m, m1, d, p[0][0], F, np.empty((n, L)), np.empty((n, L, L)))
+    smallest = math.inf
+    for i in range(n):
+        smallest = min(smallest, labels[i] * F[i])
+    out[0] = smallest
+
+
+def flow_field(lay: BlockLayout, stop_when_all_correct: bool = False) -> VectorField:
+    """The vector field of θ for layout ``lay`` (W, W_V, W_K, W_Q), with :func:`observe_flow` as its observer and
+    the event ``all_correct`` (T₁^emp; terminal when ``stop_when_all_correct``)."""
+    return VectorField(co_flow, lay.size, all_correct, ("all_correct",), (1,), (stop_when_all_correct,),
+                       observe=observe_flow, n_observed=len(OBSERVED), observed_names=OBSERVED)
 
 
 def flow_params(lay: BlockLayout, tokens, labels, a, train_kq: bool = True) -> tuple:

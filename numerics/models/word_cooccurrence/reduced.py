@@ -95,8 +95,22 @@ def observe_reduced(t, y, p, out):
     out[9] = smallest
 
 
+@jit
+def all_groups_correct(t, y, p, event_times, event_states, out):
+    """Event: the smallest group margin min_k y_kF_k, crossing 0 upward at T₁^grp."""
+    margins, r = _group_terms(y, p[1:5])
+    out[0] = margins.min()
+
+
 REDUCED = VectorField(reduced_rhs, 13, state_names=STATE, observe=observe_reduced, n_observed=len(OBSERVED),
                       observed_names=OBSERVED)
+#: the reduced field stopped when every group is classified correctly (``co.dv.phase1_clock``)
+CLOCK = VectorField(reduced_rhs, 13, all_groups_correct, ("all_groups_correct",), (1,), (True,), state_names=STATE)
+
+
+def clock_state(N0: float, U0: float) -> np.ndarray:
+    """G = 0, N = N₀I, U = U₀: the start of ``co.dv.phase1_clock``."""
+    return np.concatenate([np.zeros(3), (N0 * np.eye(3)).reshape(-1), [U0]])
 
 
 def reduced_params(m1: int, counts) -> np.ndarray:
