@@ -22,6 +22,7 @@ LABELS = {
     "co.cf.corF_2_ratio": "Cor. F.2 proof (L5172–L5185)",
     "co.cf.group_rates": "Lemma F.5 proof (L5680–L5730), Lemma F.6 (L6010–L6330), Thm F.8 proof",
     "co.cf.eq16_quadratic": "Lemma F.6 proof (L6262–L6491)",
+    "co.dv.quadratic_exact": "derived (Lemma F.6)",
 }
 
 for _id in D.ITEMS:

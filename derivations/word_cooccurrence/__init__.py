@@ -22,6 +22,7 @@ ITEMS = {
     "co.cf.corF_2_ratio": "ratios:item_corF_2_ratio",
     "co.cf.group_rates": "quadratic:item_group_rates",
     "co.cf.eq16_quadratic": "quadratic:item_eq16_quadratic",
+    "co.dv.quadratic_exact": "quadratic:item_quadratic_exact",
 }
 
 

@@ -89,3 +89,27 @@ def item_eq16_quadratic() -> Item:
         Formula("co.cf.eq16_quadratic.c", "L6388–L6410", -P2 - (1 + eps) * P3 - (2 + eps) * P1, c.subs(at), dom,
                 description="c (the printed 1 ± ε, 2 ± ε read with ρ = 1 + ε)"),
     ], notes=["b = P₃ + P₄ − ρP₁ exactly; the printed b is its value at ρ = 1, while c keeps ρ = 1 ± ε"])
+
+
+def item_quadratic_exact() -> Item:
+    """co.dv.quadratic_exact — the exact Lemma F.6 quadratic (spec §5): a = P₁ + P₂, b = P₃ + P₄ − ρP₁,
+    c = −P₂ − ρP₃ − (1 + ρ)P₁ (module docstring). With g' < 0 every P_k < 0, so a < 0: (15) holds between the roots,
+    Ṙ >= 0 below the larger root R* and <= 0 above it (contractive), and R* = (−b − √(b² − 4ac))/(2a), which is the
+    printed −b/(2a) + √(b²/(4a²) − c/a) (L6478–L6490). At the long-time limit (P_k ∝ −ν_k with the max-margin duals
+    ν = (7, 5, 5, 0) of ``co.dv.maxmargin_limit``, ρ = 1): 6R² − R − 12 = 0, R* = 3/2 — the limit of R that the
+    max-margin separator gives independently."""
+    a, b, c = quadratic_coefficients()
+    larger = (-b - sp.sqrt(b**2 - 4 * a * c)) / (2 * a)
+    printed = -b / (2 * a) + sp.sqrt(b**2 / (4 * a**2) - c / a)
+    dom = Domain({P1: Interval(-2, -0.01), P2: Interval(-2, -0.01), P3: Interval(-2, -0.01),
+                  P4: Interval(-2, -0.01), rho: Interval(0.8, 1.2)})
+    s = sp.Symbol("s", positive=True)
+    duals = {P1: -7 * s, P2: -5 * s, P3: -5 * s, P4: sp.S.Zero, rho: sp.S.One}
+    return Item("co.dv.quadratic_exact", "derived (Lemma F.6)", "", "the exact quadratic and its root", formulas=[
+        Formula("co.dv.quadratic_exact.root", "L6478–L6490", printed, larger, dom,
+                description="R* as printed against the larger root of aR² + bR + c (a < 0)"),
+        Formula("co.dv.quadratic_exact.at_duals", "derived", sp.Rational(3, 2), sp.simplify(larger.subs(duals)),
+                Domain({s: Interval(0.01, 10)}),
+                description="R* at P_k ∝ −ν_k (max-margin duals 7:5:5:0), ρ = 1, against R → 3/2 of "
+                            "co.dv.maxmargin_limit"),
+    ])
