@@ -18,7 +18,9 @@ maxmargin_items
     Its long-time limit: the exact max-margin separator of the group features and the limits it implies.
 clock_items
     The end of Phase 1 in the reduced model against the full model's.
+band_items
+    Explicit constants for Thm F.8's loss rate in the reduced model.
 """
 
 from checks.word_cooccurrence import closed_forms, gradient_items, model_items, rate_items, reduced_items  # noqa: F401
-from checks.word_cooccurrence import clock_items, maxmargin_items  # noqa: F401
+from checks.word_cooccurrence import band_items, clock_items, maxmargin_items  # noqa: F401

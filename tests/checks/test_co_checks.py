@@ -49,3 +49,22 @@ def test_eq4_differs_exactly_by_its_free_output_weight():
     for j1, a in enumerate(r.case.a):
         expected = rate if a > 0 else rate - 2 * m1 * np.array([_value_term(r, mu) for mu in r.tokens])
         np.testing.assert_allclose(printed[j1], expected, rtol=1e-12, atol=1e-15)
+
+
+def test_the_U_part_of_the_loss_rate_tends_to_the_squared_margin():
+    """At the max-margin limit r/L̂ → G*/17 (duals 7:5:5:0 sum to 17, G* = Σν_ky_kz_k, ‖G*‖² = 17), so
+    ‖r‖²/L̂² → 17/17² = 1/17; the m₁N part is what keeps the total above it."""
+    from checks.word_cooccurrence.band_items import _at
+    from checks.word_cooccurrence.maxmargin_items import STATES
+    from checks.word_cooccurrence.reduced_items import regime_b_start
+    from numerics.models.word_cooccurrence import reduced as Re
+    from numerics.models.word_cooccurrence.data import REGIMES
+    from numerics.ode import Tolerance, integrate
+
+    r = REGIMES["B"]
+    p = Re.reduced_params(r.m1, r.counts[0])
+    theta, lay, a, _ = regime_b_start(256, 0)
+    sol = integrate(STATES, Re.reduced_initial_state(theta, lay, a), (0.0, 1e8), p, tol=Tolerance(1e-10, 1e-14))
+    state = _at(sol.y_final, p, r.m1)
+    assert state["U_part"] == pytest.approx(1 / 17, rel=1e-3)
+    assert state["N_part"] > 0 and state["ratio"] == pytest.approx(state["U_part"] + state["N_part"], rel=1e-9)
