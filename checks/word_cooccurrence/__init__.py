@@ -20,7 +20,9 @@ clock_items
     The end of Phase 1 in the reduced model against the full model's.
 band_items
     Explicit constants for Thm F.8's loss rate in the reduced model.
+init_claims
+    The initialization claims of Apps. D, H over random initializations (with probability 1 − δ).
 """
 
 from checks.word_cooccurrence import closed_forms, gradient_items, model_items, rate_items, reduced_items  # noqa: F401
-from checks.word_cooccurrence import band_items, clock_items, maxmargin_items  # noqa: F401
+from checks.word_cooccurrence import band_items, clock_items, init_claims, maxmargin_items  # noqa: F401

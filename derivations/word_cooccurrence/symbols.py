@@ -39,6 +39,7 @@ READINGS: dict[str, tuple[str, ...]] = {
     "rate": ("loss_decay", "margin_growth"),
     "corF2_region": ("printed", "both", "j"),
     "corF2_C": ("0", "1/10", "1"),
+    "lemD8_001": ("hypothesis", "claim"),
     "fig1_matrix_init": ("kaiming_normal", "torch_default", "theory"),
     "fig1_a_init": ("pm1", "uniform_scaled", "kaiming_normal"),
     "fig1_a_mode": ("fixed", "trained"),

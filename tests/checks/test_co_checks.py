@@ -68,3 +68,21 @@ def test_the_U_part_of_the_loss_rate_tends_to_the_squared_margin():
     state = _at(sol.y_final, p, r.m1)
     assert state["U_part"] == pytest.approx(1 / 17, rel=1e-3)
     assert state["N_part"] > 0 and state["ratio"] == pytest.approx(state["U_part"] + state["N_part"], rel=1e-9)
+
+
+def test_cor_D5_conditional_tail_matches_sampling_w_alone():
+    """Given W_V (hence V and P), w_j ~ 𝒩(0, σ₁²I) makes w_jᵀVp_l Gaussian: the expected count of (j, i, l) above the
+    bound from erfc equals the count averaged over fresh draws of W alone (within 4 standard errors)."""
+    import math
+
+    from checks.word_cooccurrence.init_claims import Init, expected_violations_corD5
+
+    x = Init(512, (0.5, 0.5), 0, 0, 0)
+    expected = expected_violations_corD5(x, 0.1)
+    f = x.forward()
+    Vp = np.einsum("nmh,nhl->nml", f["V"], f["P"])
+    bound = x.sigma1 * x.sigma0 * math.sqrt(x.m / x.L * math.log(x.m1 * x.n * x.L / 0.1))
+    rng = np.random.default_rng(5)
+    counts = [np.sum(np.abs(np.einsum("jm,nml->jnl", rng.normal(0, x.sigma1, (x.m1, x.m)), Vp)) > bound)
+              for _ in range(2000)]
+    assert abs(np.mean(counts) - expected) <= 4 * np.std(counts) / math.sqrt(len(counts))
