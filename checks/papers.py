@@ -78,7 +78,22 @@ class Paper:
         if match is None:
             raise InvalidArgument(f"the specification {self.spec} has no section 'Deliverables for this paper'")
         section = spec_text[match.end():]
-        return re.findall(rf"^- \[[ x]\] `?({re.escape(self.prefix)}\.[A-Za-z0-9_.]+)", section, re.M)
+        ident = rf"{re.escape(self.prefix)}\.[A-Za-z0-9_.]+"
+        items: list[list[str]] = []
+        for line in section.splitlines():
+            if re.match(r"^- \[[ x]\] ", line):
+                items.append([line])
+            elif items and items[-1] and line.startswith((" ", "\t")) and line.strip():
+                items[-1].append(line)  # a continuation line of the item
+            else:
+                items.append([])
+        ids: list[str] = []
+        for item in filter(None, items):
+            first = re.match(rf"^- \[[ x]\] `?({ident})", item[0])
+            # an item that starts with an id is that deliverable; a labelled group ("Initialization: `a`, `b`")
+            # lists every id it quotes
+            ids += [first[1]] if first else re.findall(rf"`({ident})`", " ".join(item))
+        return ids
 
 
 PAPERS: dict[str, Paper] = {
