@@ -213,3 +213,41 @@ register(Claim("co.lemD_8.F_init", PAPER, "Lemma D.8 (L2212–L2245)", "claim", 
                        Param("lemD8_001", "hypothesis", choices=("hypothesis", "claim"),
                              doc="whether '<= 0.01' is a condition on Condition 1 (hypothesis) or part of the claim")),
                statement="|F⁽⁰⁾(X⁽ⁱ⁾)| <= 2σ₀σ₁√(2Lm₁m log(2Ln/δ)) <= 0.01 for every i, with probability at least 1 − δ."))
+
+
+def check_gauss_conc(ctx) -> Outcome:
+    """Lemma H.2 (L7770–L7800): for w₁, w₂ iid 𝒩(0, I_m/m), P[|‖w₁‖² − 1| >= e(2/δ)] <= δ and the same for |⟨w₁, w₂⟩|;
+    rule 6 over independent draws (a draw succeeds when it does not exceed)."""
+    draws = ctx.grid("draws")[0]
+    if not isinstance(draws, int) or draws < 2:
+        raise InvalidArgument(f"draws={draws!r} must be an integer >= 2")
+    records, statuses = [], []
+    for m in ctx.grid("m"):
+        rng = np.random.default_rng(np.random.SeedSequence([ctx.seed, int(m), 72]))
+        norms, inner = np.empty(draws), np.empty(draws)
+        for start in range(0, draws, 5000):  # blocks keep memory at 5000·m floats
+            w1 = rng.standard_normal((min(5000, draws - start), int(m))) / math.sqrt(m)
+            w2 = rng.standard_normal(w1.shape) / math.sqrt(m)
+            norms[start:start + w1.shape[0]] = np.abs(np.sum(w1 * w1, 1) - 1)
+            inner[start:start + w1.shape[0]] = np.abs(np.sum(w1 * w2, 1))
+        for delta in ctx.grid("delta"):
+            bound = e(int(m), 2 / delta)
+            for what, values in (("norm", norms), ("inner product", inner)):
+                decision = decide_probability(values < bound, delta, normalised=values / bound)
+                statuses.append(decision.status)
+                records.append({"m": int(m), "delta": delta, "statement": what,
+                                "exceedance": 1 - decision.p_hat, **decision.to_dict()})
+    status = combine(statuses)
+    largest = max(records, key=lambda r: r["exceedance"] / r["delta"])
+    summary = (f"{sum(r['status'] == 'holds' for r in records)}/{len(records)} (m, δ, statement) hold; largest "
+               f"exceedance/δ {largest['exceedance'] / largest['delta']:.3f} ({largest['statement']}, m = {largest['m']}, "
+               f"δ = {largest['delta']})")
+    return Outcome(status, summary, {"records": records})
+
+
+register(Claim("co.lemH_2.gauss_conc", PAPER, "Lemma H.2 (L7770–L7800)", "claim", check_gauss_conc,
+               params=(Param("m", 256, quick=(64, 256, 1024), doc="dimension"),
+                       Param("delta", 0.1, quick=(0.1, 0.01), doc="failure probability"),
+                       Param("draws", 50_000, quick=(50_000,), full=(200_000,), doc="independent (w₁, w₂) pairs")),
+               statement="For w₁, w₂ iid 𝒩(0, I_m/m): P[|‖w₁‖² − 1| >= √((4/m)log(2/δ)) + (4/m)log(2/δ)] <= δ, and the same "
+                         "for |⟨w₁, w₂⟩|."))
