@@ -7,7 +7,8 @@ Under :func:`numerics.cache_root` (``$TDCHECK_CACHE_DIR``, else ``$XDG_CACHE_HOM
 * ``numba/``: numba's compiled-code cache of those modules and of tdcheck's own kernels
   (``NUMBA_CACHE_DIR`` unless the user set it);
 * ``sympy/``: remembered SymPy derivations and kernel builders (:mod:`numerics.stored`);
-* ``figures/``: the figures of the last runs (written, never read back).
+* ``figures/``: the figures of the last runs (written, never read back);
+* ``runs/``: expensive model runs shared by the claims and workers (:mod:`numerics.runs`).
 
 Every entry is keyed by what can change it (source hashes, the generator's code, the Python,
 SymPy, NumPy and numba versions) and validated when read. An entry that cannot be read (truncated,
@@ -31,6 +32,7 @@ KINDS = {
     "numba": "numba's compiled code",
     "sympy": "remembered SymPy derivations and kernel builders",
     "figures": "figures of the last runs",
+    "runs": "trajectories and sweeps of the models, shared by the claims (numerics.runs)",
 }
 
 

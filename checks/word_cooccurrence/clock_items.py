@@ -25,6 +25,7 @@ from numerics.models.word_cooccurrence import flow as Fl
 from numerics.models.word_cooccurrence import reduced as Re
 from numerics.models.word_cooccurrence.data import REGIMES
 from numerics.ode import Tolerance, integrate
+from numerics.runs import cached_run
 
 PAPER = "co"
 SPREAD = 0.01
@@ -60,9 +61,14 @@ def full_model_T1(m: int, seed: int) -> dict:
     V = lay.view(theta, "WV")[:, :3]
     N0 = float(np.mean(np.sum(V * V, axis=0)))
     m1 = REGIMES["B"].m1
-    sol = integrate(Fl.flow_field(lay, stop_when_all_correct=True), theta, (0.0, 1e3 / U0), params,
-                    tol=Tolerance(1e-7, 1e-13))
-    T1 = sol.event_times["all_correct"]
+    def run() -> dict:
+        sol = integrate(Fl.flow_field(lay, stop_when_all_correct=True), theta, (0.0, 1e3 / U0), params,
+                        tol=Tolerance(1e-7, 1e-13))
+        return {"T1": sol.event_times["all_correct"]}
+
+    T1 = float(cached_run("co_T1", {"regime": "B", "m": m, "seed": seed, "rtol": 1e-7, "atol": 1e-13}, run,
+                          ["numerics.models.word_cooccurrence.flow", "numerics.models.word_cooccurrence.model",
+                           "numerics.models.word_cooccurrence.data"])["T1"])
     return {"m": m, "seed": seed, "U0": U0, "N0": N0, "T1_emp": T1, "T1_emp_times_U0_m1N0": T1 * (U0 + m1 * N0),
             "T1_emp_times_m": T1 * m}
 

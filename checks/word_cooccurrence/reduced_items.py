@@ -25,6 +25,7 @@ from numerics.models.word_cooccurrence import model as Mo
 from numerics.models.word_cooccurrence import reduced as Re
 from numerics.models.word_cooccurrence.data import REGIMES, build_dataset
 from numerics.ode import Tolerance, integrate
+from numerics.runs import cached_run
 
 PAPER = "co"
 RTOL = 1e-12
@@ -92,11 +93,18 @@ def overlay(m: int, seed: int, saves: int = 40) -> dict:
     theta, lay, a, data = regime_b_start(m, seed)
     t_end = float(r.t_end(m))
     save = np.minimum(np.concatenate([[0.0], np.logspace(-2, math.log10(t_end), saves - 1)]), t_end)
-    full = integrate(Fl.flow_field(lay), theta, (0.0, t_end), Fl.flow_params(lay, data.tokens, data.labels, a),
-                     tol=Tolerance(1e-6, 1e-12), save_at=save)
+    def run() -> dict:
+        sol = integrate(Fl.flow_field(lay), theta, (0.0, t_end), Fl.flow_params(lay, data.tokens, data.labels, a),
+                        tol=Tolerance(1e-6, 1e-12), save_at=save)
+        return {"observed": sol.y, "steps": sol.n_steps}
+
+    full = cached_run("co_full", {"regime": "B", "m": m, "seed": seed, "t_end": t_end, "rtol": 1e-6, "atol": 1e-12,
+                                  "saves": saves, "trainable": "all"}, run,
+                      ["numerics.models.word_cooccurrence.flow", "numerics.models.word_cooccurrence.model",
+                       "numerics.models.word_cooccurrence.data"])
     reduced = integrate(Re.REDUCED, Re.reduced_initial_state(theta, lay, a), (0.0, t_end),
                         Re.reduced_params(r.m1, counts), tol=Tolerance(1e-10, 1e-14), save_at=save)
-    F = {k: full.y[:, Fl.OBSERVED.index(k)] for k in Re.OBSERVED}
+    F = {k: full["observed"][:, Fl.OBSERVED.index(k)] for k in Re.OBSERVED}
     G = {k: reduced.y[:, Re.OBSERVED.index(k)] for k in Re.OBSERVED}
     rows = {}
     for key in ("loss", "G1", "G2", "G3", "U"):
@@ -104,7 +112,7 @@ def overlay(m: int, seed: int, saves: int = 40) -> dict:
     late = save >= 1.0  # R is 0/0-like at t = 0, where A ≈ B₂
     rows["R (t >= 1)"] = float(np.max(np.abs(_R(G)[late] - _R(F)[late]) / np.abs(_R(F)[late])))
     return {"m": m, "seed": seed, "t_end": t_end, "max_relative_deviation": rows,
-            "full_steps": full.n_steps, "reduced_steps": reduced.n_steps,
+            "full_steps": full["steps"], "reduced_steps": reduced.n_steps,
             "loss_at_t_end": {"full": float(F["loss"][-1]), "reduced": float(G["loss"][-1])}}
 
 
