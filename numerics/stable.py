@@ -103,3 +103,20 @@ def sign(x):
     if x == 0:
         return 0.0
     return math.copysign(1.0, x)
+
+
+@jit
+def logistic_loss(z):
+    """l(z) = log(1 + e^{−z}) without overflow or cancellation (scalar)."""
+    if z >= 0.0:
+        return math.log1p(math.exp(-z))
+    return -z + math.log1p(math.exp(z))
+
+
+@jit
+def logistic_weight(z):
+    """g(z) = −l'(z) = 1/(1 + e^{z}) without overflow (scalar)."""
+    if z >= 0.0:
+        e = math.exp(-z)
+        return e / (1.0 + e)
+    return 1.0 / (1.0 + math.exp(z))

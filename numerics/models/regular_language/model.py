@@ -76,6 +76,7 @@ from numerics._jit import jit
 from numerics.enumeration import StratifiedMonteCarlo
 from numerics.models.regular_language.data import PAD, RLData
 from numerics.montecarlo import Enumeration
+from numerics.stable import logistic_loss, logistic_weight  # noqa: F401  (part of this module's API)
 
 LAYOUT = ("theta = [u (d), W row-major (d*d)]: u[i] = theta[i], W[i, j] = theta[d + i*d + j] "
           "(row = key, column = query)")
@@ -86,23 +87,6 @@ SIGN_ZERO = ("+1", "count_as_error")
 # Kernels. Shapes: u (d,), W (d, d), idx (N, L_max) int64 padded beyond length[n], length (N,),
 # y and weight (N,), phi (N, L_max). Scratch is allocated per call (the kernels are re-entrant).
 # Nothing raises: non-finite parameters give non-finite results that the wrappers detect.
-
-
-@jit
-def logistic_loss(z):
-    """J(z) = log(1 + e^{−z}) without overflow or cancellation."""
-    if z >= 0.0:
-        return math.log1p(math.exp(-z))
-    return -z + math.log1p(math.exp(z))
-
-
-@jit
-def logistic_weight(z):
-    """−J'(z) = 1/(1 + e^{z}) without overflow."""
-    if z >= 0.0:
-        e = math.exp(-z)
-        return e / (1.0 + e)
-    return 1.0 / (1.0 + math.exp(z))
 
 
 @jit

@@ -26,27 +26,11 @@ from numba import prange
 from numerics._jit import jit, parallel_jit
 from numerics.blocks import BlockLayout
 from numerics.ode import VectorField
+from numerics.stable import logistic_loss, logistic_weight
 
 #: names of :func:`observe_flow`'s values
 OBSERVED = ("loss", "U", "G1", "G2", "G3", "A", "B2", "B3", "B4", "min_margin", "value_balance",
             "attention_balance", "F_abs_max")
-
-
-@jit
-def _g(margin):
-    """g(x) = 1/(1 + eˣ) without overflow."""
-    if margin >= 0.0:
-        e = math.exp(-margin)
-        return e / (1.0 + e)
-    return 1.0 / (1.0 + math.exp(margin))
-
-
-@jit
-def _loss(margin):
-    """l(x) = log(1 + e^{−x}) without overflow."""
-    if margin >= 0.0:
-        return math.log1p(math.exp(-margin))
-    return -margin + math.log1p(math.exp(margin))
 
 
 @jit
@@ -109,7 +93,7 @@ def _samples(y, tokens, labels, u, m, m1, d, inv_sqrt_m, F, pi, gamma):
             for h in range(L):
                 value += b[h] * pi[i, h]
             F[i] = value
-            c = _g(labels[i] * value) * labels[i] / n
+            c = logistic_weight(labels[i] * value) * labels[i] / n
             for l in range(L):
                 s_bar = 0.0
                 for h in range(L):
@@ -183,7 +167,7 @@ def observe_flow(t, y, p, out):
     largest = 0.0
     for i in range(n):
         margin = labels[i] * F[i]
-        loss += _loss(margin)
+        loss += logistic_loss(margin)
         smallest = min(smallest, margin)
         largest = max(largest, abs(F[i]))
         # groups by labels and the targets present (tokens 0, 1 are μ₁, μ₂)
@@ -193,7 +177,7 @@ def observe_flow(t, y, p, out):
             has1 = has1 or tokens[i, h] == 0
             has2 = has2 or tokens[i, h] == 1
         group = 0 if (has1 and has2) else (1 if has1 else (2 if has2 else 3))
-        sums[group] += _g(margin)
+        sums[group] += logistic_weight(margin)
     U = 0.0
     for r in range(m):
         U += u[r] * u[r]

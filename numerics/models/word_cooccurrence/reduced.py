@@ -13,14 +13,13 @@ r_a = Σ_k f_kg(y_kF_k)y_k[z_k]_a, F_k = Gᵀz_k.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from numerics._jit import jit
 from numerics.blocks import BlockLayout
 from numerics.models.word_cooccurrence.model import g_weight
 from numerics.ode import VectorField
+from numerics.stable import logistic_loss, logistic_weight
 
 #: group features z_k (rows: I₁..I₄; columns: μ₁, μ₂, μ₃) and labels
 FEATURES = np.array([[1.0, 1.0, 1.0], [1.0, 0.0, 1.0], [0.0, 1.0, 1.0], [0.0, 0.0, 1.0]])
@@ -29,14 +28,6 @@ LABELS = np.array([1.0, -1.0, -1.0, -1.0])
 STATE = ("G1", "G2", "G3", *(f"N{a}{b}" for a in range(1, 4) for b in range(1, 4)), "U")
 #: observables of the reduced run, named as those of the full model's observer where they mean the same
 OBSERVED = ("loss", "U", "G1", "G2", "G3", "A", "B2", "B3", "B4", "min_margin")
-
-
-@jit
-def _g(x):
-    if x >= 0.0:
-        e = math.exp(-x)
-        return e / (1.0 + e)
-    return 1.0 / (1.0 + math.exp(x))
 
 
 @jit
@@ -49,7 +40,7 @@ def _group_terms(y, fractions):
         for a in range(3):
             F += y[a] * FEATURES[k, a]
         margins[k] = LABELS[k] * F
-        c = fractions[k] * _g(margins[k]) * LABELS[k]
+        c = fractions[k] * logistic_weight(margins[k]) * LABELS[k]
         for a in range(3):
             r[a] += c * FEATURES[k, a]
     return margins, r
@@ -84,8 +75,8 @@ def observe_reduced(t, y, p, out):
     smallest = margins[0]
     for k in range(4):
         x = margins[k]
-        loss += p[1 + k] * (math.log1p(math.exp(-x)) if x >= 0.0 else -x + math.log1p(math.exp(x)))
-        out[5 + k] = p[5] * p[1 + k] * _g(x)
+        loss += p[1 + k] * logistic_loss(x)
+        out[5 + k] = p[5] * p[1 + k] * logistic_weight(x)
         smallest = min(smallest, x)
     out[0] = loss
     out[1] = y[12]
