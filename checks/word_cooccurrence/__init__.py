@@ -10,6 +10,9 @@ model_items
     The model and its exact flow on ``co.regime.harness`` (array identities against the complex-step oracle).
 gradient_items
     App. B's printed gradient forms against the complex-step oracle.
+init_items
+    Lemma G.2's softmax perturbation (Monte Carlo along ‖ε‖ → 0, a proven Hessian constant) and the initial
+    moments of the proofs of Lemmas D.4 and D.7 (symbolic Gaussian moments, Monte Carlo over inits).
 rate_items
     The printed rates of bilinear observables (App. C, §4, Apps. E–F) against the chain rule along the flow.
 reduced_items
@@ -25,4 +28,4 @@ init_claims
 """
 
 from checks.word_cooccurrence import closed_forms, gradient_items, model_items, rate_items, reduced_items  # noqa: F401
-from checks.word_cooccurrence import band_items, clock_items, init_claims, maxmargin_items  # noqa: F401
+from checks.word_cooccurrence import band_items, clock_items, init_claims, init_items, maxmargin_items  # noqa: F401
