@@ -60,7 +60,7 @@ _SYMBOLS = {"∂": r"\partial", "∇": r"\nabla", "≤": r"\le", "≥": r"\ge", 
             "ε": r"\varepsilon", "⟨": r"\langle", "⟩": r"\rangle",
             "⋯": r"\cdots", "≡": r"\equiv", "←": r"\leftarrow", "𝕁": r"\mathbb{J}", "𝕀": r"\mathbb{I}",
             "ℕ": r"\mathbb{N}", "≲": r"\lesssim", "≳": r"\gtrsim", "≍": r"\asymp", "†": r"^\dagger",
-            "⊥": r"\perp", "↦": r"\mapsto"}
+            "⊥": r"\perp", "↦": r"\mapsto", "⟺": r"\iff", "⊗": r"\otimes", "↔": r"\leftrightarrow"}
 _TEXT = {"§": r"\S{}", "–": "--", "—": "---", "…": r"\dots{}", "−": "-", "'": "'", "“": "``", "”": "''", "’": "'"}
 _COMBINING = {"\u0307": r"\dot", "\u0308": r"\ddot", "\u0302": r"\hat", "\u0303": r"\tilde", "\u0304": r"\bar"}
 _GREEK_CAPITALS = {"Gamma", "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma", "Upsilon", "Phi", "Psi", "Omega"}
@@ -79,7 +79,8 @@ def _unicode_math(c: str) -> str | None:
         if name.startswith(prefix):
             rest = name[len(prefix):]
             digits = {"ZERO": "0", "ONE": "1", "TWO": "2", "THREE": "3", "FOUR": "4", "FIVE": "5", "SIX": "6",
-                      "SEVEN": "7", "EIGHT": "8", "NINE": "9", "MINUS": "-", "PLUS SIGN": "+", "EQUALS SIGN": "="}
+                      "SEVEN": "7", "EIGHT": "8", "NINE": "9", "MINUS": "-", "PLUS SIGN": "+", "EQUALS SIGN": "=",
+                      "LEFT PARENTHESIS": "(", "RIGHT PARENTHESIS": ")"}
             if rest in digits:
                 return wrap % digits[rest]
             if rest.startswith("LATIN SMALL LETTER ") and len(rest) == 20:
