@@ -109,6 +109,16 @@ def test_sgd_and_momentum_runs_equal_the_numpy_peer_bit_for_bit(config, steps, o
     assert np.allclose(ours.meta["batch_objective"], ref["objective"], rtol=1e-13, atol=1e-15)
 
 
+@pytest.mark.parametrize("class_schedule", ["iid_uniform", "single_class"])
+def test_fig6_layout_runs_equal_the_numpy_peer_bit_for_bit(class_schedule):
+    """Syn-Medium (K = 20, M = 240; the benchmark's layout): rows in every class's support and rows in one, and
+    (single_class) more samples of a class than one chunk of the kernel holds; the blocked sums are the peer's."""
+    config = {"layout": "synmedium.10", "T": 128, "batch": 24, "class_schedule": class_schedule, "key_query": False,
+              "init": "torch_uniform", "etaZ": 3.0, "etaY": 30.0, "seed": 11}
+    ours, ref = _runs(config, 2, "momentum")
+    assert np.array_equal(ours.meta["Y"], ref["Y"]) and np.array_equal(ours.meta["Z"], ref["Z"])
+
+
 @settings(deadline=None, max_examples=10)
 @given(configurations(), st.integers(1, 6))
 def test_adam_runs_equal_the_numpy_peer_to_rounding(config, steps):

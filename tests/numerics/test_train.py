@@ -316,6 +316,32 @@ def test_a_frozen_group_stays_bit_identical_and_rates_switch_at_the_right_step()
     ).t.tolist() == [0, 0, 0, 0, 0, 1, 2, 2, 2]
 
 
+def test_slice_groups_are_their_index_arrays():
+    """A group given as a slice (any step, negative too) trains and records exactly as the same
+    coordinates given as an index array (the driver reads and writes slice groups by basic indexing)."""
+    rng = np.random.default_rng(3)
+    a, theta0 = rng.uniform(0.5, 2.0, 11), rng.normal(size=11)
+    slices = {"even": slice(0, 10, 2), "odd_back": slice(9, None, -2), "tail": slice(10, None)}
+    settings = zip(slices.items(), (0.1, 0.2, 0.0), (1, -1, 1), strict=True)
+    groups = [(name, index, rate, sign) for (name, index), rate, sign in settings]
+    runs = [
+        train(
+            theta0,
+            lambda theta, _: a * theta,
+            groups=[ParamGroup(n, np.arange(11)[i] if as_array else i, r, sign=s) for n, i, r, s in groups],
+            optimizer=Momentum(0.5),
+            steps=6,
+            log=2,
+        )
+        for as_array in (False, True)
+    ]
+    for name in slices:
+        assert np.array_equal(runs[0][name], runs[1][name]), name
+    assert np.array_equal(runs[0].meta["theta"], runs[1].meta["theta"])
+    assert np.array_equal(runs[0]["odd_back"][0], theta0[9::-2])
+    assert np.array_equal(runs[0]["tail"][-1], theta0[10:])
+
+
 def test_groups_update_simultaneously_from_the_same_parameters():
     # L(x, y) = x·y, x descends and y ascends: (x, y) ← (x − ηy, y + ηx), so x² + y² grows by (1 + η²)
     eta, k = 0.1, 50

@@ -27,7 +27,7 @@ from numerics.models.regular_language.gd import (
     w_schedule,
 )
 from numerics.optim import GD, Adam, Momentum
-from numerics.train import CompiledGradient, LogSchedule, ParamGroup, Schedule, train
+from numerics.train import PARALLEL_SIZE, CompiledGradient, LogSchedule, ParamGroup, Schedule, train
 
 
 @jit
@@ -151,6 +151,58 @@ def test_a_frozen_group_stays_bit_identical():
     _same_run(*runs)
     assert np.array_equal(runs[0]["W"][-1], start[model.W_slice])
     assert not np.array_equal(runs[0]["u"][-1], start[model.u_slice])
+
+
+@jit
+def diagonal_quadratic(theta, grad, a, b):
+    """L = ½Σ a_i θ_i² − bᵀθ, ∇L = a∘θ − b: a cheap gradient for a large θ."""
+    loss = 0.0
+    for i in range(theta.shape[0]):
+        grad[i] = a[i] * theta[i] - b[i]
+        loss += theta[i] * (0.5 * grad[i] - 0.5 * b[i])
+    return loss
+
+
+@pytest.mark.parametrize(
+    "optimizer",
+    [GD(), Momentum(0.9), Momentum(0.5, dampening=0.1, weight_decay=0.01),
+     Momentum(0.8, nesterov=True), Adam(), Adam((0.8, 0.9), 1e-6, 0.02)],
+    ids=["gd", "momentum", "momentum-damped", "nesterov", "adam", "adam-wd"],
+)
+def test_a_large_theta_is_updated_in_parts_bit_for_bit(optimizer):
+    """From PARALLEL_SIZE coordinates the compiled loop applies the rule in parts, one per thread: the
+    same iterates as the Python loop (one piece), with a frozen group, ascent and a phase switch."""
+    n = PARALLEL_SIZE + 1001
+    rng = np.random.default_rng(7)
+    a, b, theta0 = rng.uniform(0.5, 2.0, n), rng.normal(size=n), rng.normal(size=n)
+    cut = n // 3
+    groups = [ParamGroup("x", slice(0, cut), Schedule.phases([(3, 0.05), (None, 0.1)])),
+              ParamGroup("y", slice(cut, n - 50), 0.02, sign=-1), ParamGroup("z", slice(n - 50, n), 0.0)]
+    runs = [train(theta0, g, groups=groups, optimizer=optimizer, steps=8, log=[4])
+            for g in (CompiledGradient(diagonal_quadratic, (a, b)),
+                      _python(CompiledGradient(diagonal_quadratic, (a, b))))]
+    _same_run(*runs)
+    assert np.array_equal(runs[0]["z"][-1], theta0[n - 50:])
+
+
+@jit
+def scaled_identity(theta, grad, c):
+    """∇L = c∘θ with a constant (finite) loss: only the parameters can fail."""
+    for i in range(theta.shape[0]):
+        grad[i] = c[i] * theta[i]
+    return 0.0
+
+
+def test_the_first_non_finite_coordinate_of_a_large_theta_is_found_across_the_parts():
+    """θ_5 (first part) and θ_{n−3} (last part) overflow at the same update: the compiled loop, which
+    updates in parts, names θ_5, as the Python loop does."""
+    n = PARALLEL_SIZE + 64
+    c = np.ones(n)
+    c[[5, n - 3]] = -1e300  # θ_i ← θ_i(1 + 5e299): 5e299, then inf at the second update
+    messages = _messages(CompiledGradient(scaled_identity, (c,)), theta0=np.ones(n),
+                         groups=[ParamGroup("x", slice(None), 0.5)], optimizer=GD(), steps=3, log=[3])
+    assert messages[0] == messages[1]
+    assert "non-finite at step 2: state 'x' (theta[5]=inf) in group 'x'" in messages[0]
 
 
 def test_an_unknown_rule_runs_the_python_loop_on_the_kernel():
