@@ -90,7 +90,7 @@ def _descendants(pid: int) -> list[int]:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and signals are POSIX")
-@pytest.mark.parametrize("how", ["ctrl_c", "kill"])
+@pytest.mark.parametrize("how", ["ctrl_c", pytest.param("kill", marks=pytest.mark.slow)])
 def test_an_interrupt_keeps_the_completed_verdicts_and_stops_the_workers(tmp_path, how):
     """Ctrl-C (SIGINT to the whole process group, exit 130) and ``kill`` (SIGTERM to the parent alone, as
     pkill or a batch system's time limit sends it, exit 143) end the same way."""

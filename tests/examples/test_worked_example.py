@@ -22,7 +22,9 @@ def test_profile():
 
 def test_the_example_catches_the_wrong_printed_gradient(pytester, plugin_args, inner):
     pytester.makepyfile(test_gated_regression=EXAMPLE.read_text(), test_profile=PROFILE)
-    args = ("-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning")
+    # a fixed Hypothesis seed: the example's own random draws once hit a SymPy error (ValueError in factor_cache)
+    # that made this test flaky; the user-facing profile stays random
+    args = ("-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning", "--hypothesis-seed=0")
     result = pytester.runpytest_subprocess(*plugin_args, *args)
     result.assert_outcomes(passed=4, failed=1)  # 3 of the example's, and test_profile
     result.stdout.fnmatch_lines([
