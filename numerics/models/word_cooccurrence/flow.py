@@ -135,22 +135,8 @@ def _rows(y, tokens, a, u, m, m1, d, train_kq, pi_c, gamma, out):
 
 
 @jit
-def co_flow(t, y, p, out):
-    """θ̇ = −∇L̂ (module docstring); ``p = (scalars, tokens, labels, a, dims)``."""
-    tokens, labels, a, dims = p[1], p[2], p[3], p[4]
-    m, m1, d, train_kq = dims[0], dims[1], dims[2], dims[3]
-    n, L = tokens.shape
-    u = _u(y, a, m, m1)
-    F = np.empty(n)
-    pi_c = np.empty((n, L))
-    gamma = np.empty((n, L, L))
-    _samples(y, tokens, labels, u, m, m1, d, p[0][0], F, pi_c, gamma)
-    _rows(y, tokens, a, u, m, m1, d, train_kq == 1, pi_c, gamma, out)
-
-
-@jit
-def observe_flow(t, y, p, out):
-    """The observables of :data:`OBSERVED` at state y."""
+def _pass1(y, p):
+    """(u = Wᵀa, F, c_iπ_i, Γ) at state y: the first pass, shared by the field, its observer and its event."""
     tokens, labels, a, dims = p[1], p[2], p[3], p[4]
     m, m1, d = dims[0], dims[1], dims[2]
     n, L = tokens.shape
@@ -159,6 +145,24 @@ def observe_flow(t, y, p, out):
     pi_c = np.empty((n, L))
     gamma = np.empty((n, L, L))
     _samples(y, tokens, labels, u, m, m1, d, p[0][0], F, pi_c, gamma)
+    return u, F, pi_c, gamma
+
+
+@jit
+def co_flow(t, y, p, out):
+    """θ̇ = −∇L̂ (module docstring); ``p = (scalars, tokens, labels, a, dims)``."""
+    u, F, pi_c, gamma = _pass1(y, p)
+    dims = p[4]
+    _rows(y, p[1], p[3], u, dims[0], dims[1], dims[2], dims[3] == 1, pi_c, gamma, out)
+
+
+@jit
+def observe_flow(t, y, p, out):
+    """The observables of :data:`OBSERVED` at state y."""
+    tokens, labels, dims = p[1], p[2], p[4]
+    m, m1, d = dims[0], dims[1], dims[2]
+    n, L = tokens.shape
+    u, F, pi_c, gamma = _pass1(y, p)
     oV, oK = m1 * m, m1 * m + m * d
     oQ = oK + m * d
     loss = 0.0
@@ -209,13 +213,10 @@ def observe_flow(t, y, p, out):
 @jit
 def all_correct(t, y, p, event_times, event_states, out):
     """Event ``all_correct``: min_i y_iF_i, which crosses 0 upward at T₁^emp (spec §2.7)."""
-    tokens, labels, a, dims = p[1], p[2], p[3], p[4]
-    m, m1, d = dims[0], dims[1], dims[2]
-    n, L = tokens.shape
-    F = np.empty(n)
-    _samples(y, tokens, labels, _u(y, a, m, m1), m, m1, d, p[0][0], F, np.empty((n, L)), np.empty((n, L, L)))
+    labels = p[2]
+    F = _pass1(y, p)[1]
     smallest = math.inf
-    for i in range(n):
+    for i in range(labels.shape[0]):
         smallest = min(smallest, labels[i] * F[i])
     out[0] = smallest
 
