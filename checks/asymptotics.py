@@ -54,7 +54,7 @@ is ``inconclusive``, whatever its noise.
 Forms: Θ holds with a positive limit and fails when r → 0 or ∞; O holds when r has a finite limit
 (positive, or 0) and fails when r → ∞; Ω holds with a positive limit or r → ∞ and fails when
 r → 0. Signed statements (T = −Θ(g)) are tested on −T. Θ̃/Õ/Ω̃ (polylogarithmic factors allowed)
-treat a polylogarithmic drift as a limit. A statement with several asymptotic variables holds when
+treat a polylogarithmic drift (ln ℓ)^β with |β| <= ``POLYLOG_MAX`` (2) as a limit. A statement with several asymptotic variables holds when
 every slice along every variable holds, fails when one fails, and is ``inconclusive`` otherwise; a
 slice where the quantity was not reached at enough points (NaN) is reported as unmeasured and left
 out, and so is a slice that leaves the statement's regime (``decide(regime=...)``: σ → 0 at a fixed L
@@ -73,6 +73,7 @@ from scipy import stats
 
 from checks.status import Status, combine
 from derivations.errors import InvalidArgument
+from numerics.montecarlo import control_variate_mean
 
 FORMS = ("Theta", "O", "Omega", "Theta~", "O~", "Omega~")
 #: χ² quantile below which a model fits its residuals
@@ -88,6 +89,9 @@ COMPARE = 3.0
 ZERO_FRACTION = 0.1
 #: confidence level of r∞'s and β's intervals
 LEVEL = 0.95
+#: the largest power of a logarithm a Θ̃/Õ/Ω̃ statement absorbs (the candidate factors ln^k, k = 1, 2): a fitted
+#: (ln ℓ)^10 over a short sweep is a power law in disguise, not a polylogarithmic factor
+POLYLOG_MAX = 2.0
 #: fewest points a slice needs (the two-correction limit model has three parameters)
 MIN_POINTS = 4
 #: how far a sweep must reach toward the limit, as the ratio of its deepest to its shallowest depth ℓ
@@ -355,10 +359,13 @@ def _limit_of_ratio(x: Sequence[float], r: Sequence[float], se: Sequence[float] 
         elif drift_ok[d.name] and (b_lo < -BETA_RESOLUTION or b_hi > BETA_RESOLUTION):
             unresolved.append((d, b_lo, b_hi))
     if polylog_is_limit:
-        significant = [t for t in significant if t[0].name != "A·(ln ℓ)^β"]
-        unresolved = [t for t in unresolved if t[0].name != "A·(ln ℓ)^β"]
-        if not limit_ok and any(drift_ok[d.name] for d in drifts if d.name == "A·(ln ℓ)^β"):
-            polylog = next(d for d in drifts if d.name == "A·(ln ℓ)^β")
+        def tame(t) -> bool:  # a polylogarithmic factor of bounded degree: ln^k with |k| <= POLYLOG_MAX
+            edge = POLYLOG_MAX + BETA_RESOLUTION
+            return t[0].name == "A·(ln ℓ)^β" and -edge <= t[1] and t[2] <= edge
+        significant = [t for t in significant if not tame(t)]
+        unresolved = [t for t in unresolved if not tame(t)]
+        polylog = next((d for d in drifts if d.name == "A·(ln ℓ)^β"), None)
+        if not limit_ok and polylog is not None and drift_ok[polylog.name] and tame((polylog, *polylog.interval(1))):
             out.drift = {"model": polylog.name, "beta": float(polylog.params[1]), "interval": list(polylog.interval(1))}
             out.behaviour, out.reason = "limit", "a polylogarithmic drift, allowed by the Θ̃ form"
             return out
@@ -396,6 +403,10 @@ def _limit_of_ratio(x: Sequence[float], r: Sequence[float], se: Sequence[float] 
         d, b_lo, b_hi = unresolved[0]
         out.reason = (f"r∞ = {out.r_inf:.4g} in [{lo:.4g}, {hi:.4g}], but a drift {d.name} with β in "
                       f"[{b_lo:.3g}, {b_hi:.3g}] also fits: the noise leaves drifts beyond ±{BETA_RESOLUTION:g} open")
+        if not significant and all(high <= BETA_RESOLUTION for _, _, high in unresolved):
+            # the open drifts all point down (or up by less than a limit tolerates): bounded, all O asks
+            out.behaviour = "bounded"
+            out.reason += f"; no growth beyond β = {BETA_RESOLUTION:g}: the ratio is bounded either way"
     elif not limit_ok and not any(drift_ok.values()):
         out.reason = NO_MODEL_FITS + " (a limit with one or two corrections, a power or polylog drift)"
     else:
@@ -480,6 +491,34 @@ def decide(form: str, observed: Sequence[float], rate: Sequence[float], points: 
                                          variable=var, rel_err=rel_err, polylog_is_limit=form.endswith("~"),
                                          fixed=fixed))
     return combine_slices(form, slices)
+
+
+def decide_replicates(form: str, points: Sequence[Mapping[str, Any]], replicates: Sequence[Any], *,
+                      variables: Sequence[Asymptotic], sign: int = 1, control_means: Sequence[float] | None = None,
+                      **options) -> AsymptoticDecision:
+    """:func:`decide` for a random statistic observed on independent replicates (seeds, initializations) at each
+    sweep point: the ratio is the replicates' mean, its error their standard error (sample standard deviation
+    over √count, so each point needs two replicates). With ``control_means`` (the exact means of k controls),
+    each point's replicates are rows (f, g₁..g_k) and the mean is the control-variate regression estimate
+    (:func:`numerics.montecarlo.control_variate_mean`) with its standard error. ``options`` go to :func:`decide`."""
+    if len(points) != len(replicates):
+        raise InvalidArgument(f"points ({len(points)}) and replicates ({len(replicates)}) must have one entry each")
+    means, errors = [], []
+    for point, values in zip(points, replicates, strict=True):
+        values = np.asarray(values, dtype=float)
+        if values.shape[0] < (2 if control_means is None else len(control_means) + 2):
+            raise InvalidArgument(f"point {dict(point)} has {values.shape[0]} replicate(s); a standard error needs "
+                                  f"{2 if control_means is None else len(control_means) + 2}")
+        if control_means is None:
+            if values.ndim != 1:
+                raise InvalidArgument(f"point {dict(point)}: replicates must be a 1-D array without control_means")
+            means.append(float(values.mean()))
+            errors.append(float(values.std(ddof=1) / math.sqrt(values.size)))
+        else:
+            estimate = control_variate_mean(values, control_means)
+            means.append(estimate.mean)
+            errors.append(estimate.se)
+    return decide(form, means, np.ones(len(means)), points, variables=variables, se=errors, sign=sign, **options)
 
 
 def combine_slices(form: str, slices: Sequence[SliceDecision]) -> AsymptoticDecision:

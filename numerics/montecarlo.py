@@ -498,22 +498,40 @@ class ControlVariateMonteCarlo(MonteCarlo):
         return out
 
     def _estimate(self, stats: JointStats, params: Any) -> Estimate:
-        k = stats.means.size - 1
-        known = np.asarray(self.control_means(params), dtype=float)
-        if known.shape != (k,):
-            raise InvalidArgument(f"control_means returned {known.tolist()!r}; expected {k} means, one per control")
-        if stats.n < k + 2:
-            raise InvalidArgument(f"n={stats.n} is too small for {k} controls; it needs n >= {k + 2}")
-        s_ff, s_gf, s_gg = stats.comoments[0, 0], stats.comoments[1:, 0], stats.comoments[1:, 1:]
-        beta = np.linalg.lstsq(s_gg, s_gf, rcond=None)[0]
-        residual = max(float(s_ff - s_gf @ beta), 0.0)
-        mean = float(stats.means[0] - beta @ (stats.means[1:] - known))
-        se = math.sqrt(residual / (stats.n - 1 - k) / stats.n)
-        spread = max((stats.hi - stats.means[0]) ** 2, (stats.lo - stats.means[0]) ** 2)
-        share = spread / s_ff if s_ff > 0 else 0.0
-        reduction = s_ff / residual if residual > 0 else math.inf
-        return Estimate(mean, se, stats.n, self.method, float(share), bool(share > self.heavy_tail_share), self.seed,
-                        float(reduction))
+        return regression_estimate(stats, self.control_means(params), self.method, self.heavy_tail_share, self.seed)
+
+
+def regression_estimate(stats: JointStats, known: Sequence[float], method: str = ControlVariateMonteCarlo.method,
+                        heavy_tail_share: float = 0.1, seed: Any = None) -> Estimate:
+    """The regression estimator of :class:`ControlVariateMonteCarlo` from joint moments of (f, g₁..g_k) and the
+    controls' exact means ``known``."""
+    k = stats.means.size - 1
+    known = np.asarray(known, dtype=float)
+    if known.shape != (k,):
+        raise InvalidArgument(f"control_means returned {known.tolist()!r}; expected {k} means, one per control")
+    if stats.n < k + 2:
+        raise InvalidArgument(f"n={stats.n} is too small for {k} controls; it needs n >= {k + 2}")
+    s_ff, s_gf, s_gg = stats.comoments[0, 0], stats.comoments[1:, 0], stats.comoments[1:, 1:]
+    beta = np.linalg.lstsq(s_gg, s_gf, rcond=None)[0]
+    residual = max(float(s_ff - s_gf @ beta), 0.0)
+    mean = float(stats.means[0] - beta @ (stats.means[1:] - known))
+    se = math.sqrt(residual / (stats.n - 1 - k) / stats.n)
+    spread = max((stats.hi - stats.means[0]) ** 2, (stats.lo - stats.means[0]) ** 2)
+    share = spread / s_ff if s_ff > 0 else 0.0
+    reduction = s_ff / residual if residual > 0 else math.inf
+    return Estimate(mean, se, stats.n, method, float(share), bool(share > heavy_tail_share), seed, float(reduction))
+
+
+def control_variate_mean(values: Any, known: Sequence[float]) -> Estimate:
+    """E f from independent replicates ``values`` (n, 1 + k): f, then k controls of exactly known means ``known``
+    (the estimator of :class:`ControlVariateMonteCarlo` for samples drawn elsewhere, e.g. one per seed)."""
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    if values.ndim != 2 or values.shape[1] < 2:
+        raise InvalidArgument(f"values must have shape (n, 1 + k) with k >= 1 controls; got {values.shape}")
+    means, comoments, lo, hi, n_bad, _ = _joint_moments(values)
+    if n_bad:
+        raise NumericalTrouble(f"{n_bad} of {values.shape[0]} replicates are not finite")
+    return regression_estimate(JointStats(values.shape[0], means, comoments, float(lo), float(hi)), known)
 
 
 class Enumeration:

@@ -23,9 +23,13 @@ clock_items
     The end of Phase 1 in the reduced model against the full model's.
 band_items
     Explicit constants for Thm F.8's loss rate in the reduced model.
+grad0_items
+    The claims about the gradients at t = 0 (exact rates of every neuron and token, rule 7 along m), Prop. E.5,
+    and the rule-7 initialization claims (Cor. D.2, Lemma D.7).
 init_claims
     The initialization claims of Apps. D, H over random initializations (with probability 1 − δ).
 """
 
 from checks.word_cooccurrence import closed_forms, gradient_items, model_items, rate_items, reduced_items  # noqa: F401
 from checks.word_cooccurrence import band_items, clock_items, init_claims, init_items, maxmargin_items  # noqa: F401
+from checks.word_cooccurrence import grad0_items  # noqa: F401

@@ -59,3 +59,12 @@ def item_loss_bounds() -> Item:
                     RegionInequality("co.dv.loss_bounds.upper", "L6676", ell, 2 * g(x), dom,
                                      description="l(x) <= 2g(x)"),
                 ])
+
+
+def leading_constant_lemE4() -> sp.Rational:
+    """Lemma E.4's leading term over (‖w_j‖² + ‖v(μ₁)‖²) at F⁽⁰⁾ = 0 and uniform attention (L2448–L2476):
+    g(0)(|I₁| − |I₂|)/n · Σ_{l=1}^L 1/L, with g = −ℓ' derived from ℓ (not the printed g) and the group fractions
+    ½, ⅙ of Def. 2.1."""
+    g0 = -sp.diff(ell, x).subs(x, 0)
+    L, l = sp.Symbol("L", positive=True, integer=True), sp.Symbol("l", integer=True)
+    return sp.nsimplify(sp.simplify(g0 * (sp.Rational(1, 2) - sp.Rational(1, 6)) * sp.summation(1 / L, (l, 1, L))))

@@ -210,3 +210,41 @@ def test_pre_asymptotic_shallow_points_are_dropped_only_when_no_model_fits_the_w
     assert settles.behaviour == "limit" and abs(settles.r_inf - 4.8) < 0.1
     clean = limit_of_ratio(x, 4.8 - 3.0 / x, 0.01 * (4.8 - 3.0 / x), variable=var)
     assert clean.behaviour == "limit" and clean.dropped == 0
+
+
+def test_replicated_statistics_are_decided_on_their_mean_with_its_standard_error():
+    from checks.asymptotics import decide_replicates
+    rng = np.random.default_rng(7)
+    ms = [128, 256, 512, 1024, 2048, 4096, 8192]
+    points = [{"m": m} for m in ms]
+    true = [[0.5 + 2 / m + 0.001 * rng.standard_normal() for _ in range(8)] for m in ms]
+    assert decide_replicates("Theta", points, true, variables=[Asymptotic("m")]).status is Status.HOLDS
+    vanishing = [[m ** -0.5 * (1 + 0.02 * rng.standard_normal()) for _ in range(8)] for m in ms]
+    assert decide_replicates("Theta", points, vanishing, variables=[Asymptotic("m")]).status is Status.FAILS
+    assert decide_replicates("O", points, vanishing, variables=[Asymptotic("m")]).status is Status.HOLDS
+    with pytest.raises(InvalidArgument, match="replicate"):
+        decide_replicates("O", points, [[1.0]] * len(ms), variables=[Asymptotic("m")])
+    with pytest.raises(InvalidArgument, match="one entry each"):
+        decide_replicates("O", points[:2], true, variables=[Asymptotic("m")])
+
+
+def test_a_noisy_ratio_that_can_only_fall_is_bounded_for_O():
+    """A limit model fits and the open drifts point down: O holds (bounded), Θ stays undecided."""
+    rng = np.random.default_rng(11)
+    ms = [128, 256, 512, 1024, 2048, 4096, 8192]
+    r = [0.52 + 0.3 * m ** -0.3 + 0.01 * rng.standard_normal() for m in ms]
+    d = decide("O", r, np.ones(len(ms)), [{"m": m} for m in ms], variables=[Asymptotic("m")], se=[0.01] * len(ms))
+    assert d.status is Status.HOLDS
+    assert decide("Theta", r, np.ones(len(ms)), [{"m": m} for m in ms], variables=[Asymptotic("m")],
+                  se=[0.01] * len(ms)).status is not Status.FAILS
+
+
+def test_a_power_law_is_not_absorbed_as_a_polylogarithmic_factor():
+    """r = m^1.5 fits (ln m)^β with β ≈ 10 on 128..8192: Õ must not read that as a polylog factor."""
+    ms = np.array([128, 256, 512, 1024, 2048, 4096, 8192], dtype=float)
+    r = ms ** 1.5 * 1e-3
+    d = decide("O~", r, np.ones(ms.size), [{"m": m} for m in ms], variables=[Asymptotic("m")], se=0.01 * r)
+    assert d.status is Status.FAILS
+    slow = np.log(ms) ** 1.5
+    assert decide("O~", slow, np.ones(ms.size), [{"m": m} for m in ms], variables=[Asymptotic("m")],
+                  se=0.01 * slow).status is Status.HOLDS
