@@ -54,11 +54,11 @@ is ``inconclusive``, whatever its noise.
 Forms: Θ holds with a positive limit and fails when r → 0 or ∞; O holds when r has a finite limit
 (positive, or 0) and fails when r → ∞; Ω holds with a positive limit or r → ∞ and fails when
 r → 0. Signed statements (T = −Θ(g)) are tested on −T. Θ̃/Õ/Ω̃ (polylogarithmic factors allowed)
-treat a polylogarithmic drift (ln ℓ)^β with |β| <= ``POLYLOG_MAX`` (2) as a limit. A statement with several asymptotic variables holds when
-every slice along every variable holds, fails when one fails, and is ``inconclusive`` otherwise; a
-slice where the quantity was not reached at enough points (NaN) is reported as unmeasured and left
-out, and so is a slice that leaves the statement's regime (``decide(regime=...)``: σ → 0 at a fixed L
-leaves L = Ω(1/σ)); all slices left out: ``inconclusive``.
+treat a polylogarithmic drift (ln ℓ)^β with |β| <= ``POLYLOG_MAX`` (2) as a limit. A statement with several
+asymptotic variables holds when every slice along every variable holds, fails when one fails, and is
+``inconclusive`` otherwise; a slice where the quantity was not reached at enough points (NaN) is reported
+as unmeasured and left out, and so is a slice that leaves the statement's regime (``decide(regime=...)``:
+σ → 0 at a fixed L leaves L = Ω(1/σ)); all slices left out: ``inconclusive``.
 """
 
 from __future__ import annotations
@@ -519,6 +519,19 @@ def decide_replicates(form: str, points: Sequence[Mapping[str, Any]], replicates
             means.append(estimate.mean)
             errors.append(estimate.se)
     return decide(form, means, np.ones(len(means)), points, variables=variables, se=errors, sign=sign, **options)
+
+
+def sum_of_terms_status(statuses: Sequence[Status]) -> Status:
+    """X = O(Σ_k f_k) (f_k >= 0) from the decisions of X = O(f_k), term by term: X/Σf <= X/f_k for every k, so one
+    bounded ratio proves it (holds); X/Σf → ∞ needs X/f_k → ∞ for every k (fails); inconclusive otherwise.
+    Deciding the sum directly would read a pre-asymptotic crossover (a term that dominates only beyond the sweep)
+    as a divergence."""
+    statuses = list(statuses)
+    if not statuses:
+        raise InvalidArgument("a sum needs at least one term")
+    if Status.HOLDS in statuses:
+        return Status.HOLDS
+    return Status.FAILS if all(st is Status.FAILS for st in statuses) else Status.INCONCLUSIVE
 
 
 def combine_slices(form: str, slices: Sequence[SliceDecision]) -> AsymptoticDecision:

@@ -49,7 +49,8 @@ def _escape(text: str) -> str:
 
 
 _SYMBOLS = {"∂": r"\partial", "∇": r"\nabla", "≤": r"\le", "≥": r"\ge", "√": r"\surd", "°": r"^\circ",
-            "∞": r"\infty", "→": r"\to", "½": r"\frac12", "¼": r"\frac14", "¾": r"\frac34", "⋆": r"\star",
+            "∞": r"\infty", "→": r"\to", "½": r"\frac12", "¼": r"\frac14", "¾": r"\frac34",
+            "⅓": r"\frac13", "⅔": r"\frac23", "⅙": r"\frac16", "⅛": r"\frac18", "⋆": r"\star",
             "*": r"^*", "∈": r"\in", "·": r"\cdot", "≠": r"\ne", "≈": r"\approx", "≪": r"\ll", "≫": r"\gg",
             "∘": r"\circ", "×": r"\times", "±": r"\pm", "∓": r"\mp", "‖": r"\|", "⌊": r"\lfloor",
             "⌋": r"\rfloor", "⌈": r"\lceil", "⌉": r"\rceil", "∑": r"\sum", "∏": r"\prod", "∫": r"\int",

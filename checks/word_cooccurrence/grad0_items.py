@@ -26,7 +26,7 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-from checks.asymptotics import Asymptotic, decide_replicates
+from checks.asymptotics import Asymptotic, decide_replicates, sum_of_terms_status
 from checks.claim import Claim, Outcome, Param
 from checks.registry import register
 from checks.scaling import loglog_fit
@@ -210,7 +210,8 @@ def check_G1_rate(ctx) -> Outcome:
     printed time) reads P1 trajectories and belongs to part 2: it is not decided here."""
     records = _records(ctx)
     decisions = {"G1_dot": _sweep_decision(records, lambda r: r["D"][:, MU1].sum() / (_unit(r) * r["m1"]), "Theta",
-                                           "Ġ⁽⁰⁾(μ₁)/((σ₀²+σ₁²)mm₁)", controls=lambda r: _zero_mean_controls(r, (MU1,)))}
+                                           "Ġ⁽⁰⁾(μ₁)/((σ₀²+σ₁²)mm₁)",
+                                           controls=lambda r: _zero_mean_controls(r, (MU1,)))}
     return _outcome(decisions, "; decided at t = 0 only (protocol P-grad0); the Phase-1 hitting times τ_c are not "
                                "evaluated by this check", {"phase1_part": "not evaluated (protocol P1)"})
 
@@ -271,16 +272,11 @@ def _common_terms(r: dict) -> dict[str, dict[str, float]]:
 
 
 def _sum_of_terms(records: list[dict], observed, terms, label: str) -> dict:
-    """Rule 7 for X = O(Σ_k f_k) (f_k >= 0): X/Σf <= X/f_k for every k, so a bounded X/f_k for one term proves it;
-    X/Σf → ∞ needs X/f_k → ∞ for every k. Deciding the sum directly would read a pre-asymptotic crossover (a term
-    that dominates only beyond the sweep) as a divergence. Holds when one term's ratio is O, fails when every
-    term's ratio tends to ∞, inconclusive otherwise."""
+    """Rule 7 for X = O(Σ_k f_k), term by term (:func:`checks.asymptotics.sum_of_terms_status`)."""
     names = list(terms(records[0]))
     per_term = {name: _sweep_decision(records, lambda r, k=name: observed(r) / terms(r)[k] if terms(r)[k] > 0
                                       else math.inf, "O~", f"{label} / {name}") for name in names}
-    statuses = [d["status"] for d in per_term.values()]
-    status = (Status.HOLDS if Status.HOLDS in statuses else
-              Status.FAILS if all(st is Status.FAILS for st in statuses) else Status.INCONCLUSIVE)
+    status = sum_of_terms_status([d["status"] for d in per_term.values()])
     which = [k for k, d in per_term.items() if d["status"] is Status.HOLDS]
     return {"status": status, "per_term": per_term, "bounded_terms": which,
             "summary": ", ".join(f"/{k}: {d['status'].value}" for k, d in per_term.items())}

@@ -248,3 +248,13 @@ def test_a_power_law_is_not_absorbed_as_a_polylogarithmic_factor():
     slow = np.log(ms) ** 1.5
     assert decide("O~", slow, np.ones(ms.size), [{"m": m} for m in ms], variables=[Asymptotic("m")],
                   se=0.01 * slow).status is Status.HOLDS
+
+
+def test_a_sum_of_terms_holds_with_one_bounded_term_and_fails_only_when_all_diverge():
+    from checks.asymptotics import sum_of_terms_status
+    H, F, I = Status.HOLDS, Status.FAILS, Status.INCONCLUSIVE
+    assert sum_of_terms_status([F, H, I]) is H
+    assert sum_of_terms_status([F, F]) is F
+    assert sum_of_terms_status([F, I]) is I
+    with pytest.raises(InvalidArgument, match="one term"):
+        sum_of_terms_status([])

@@ -13,8 +13,8 @@ and Lemma C.1's split (L1331–L1345, multiplied by a_j, a_j² = 1) is D = main 
     ε₂_jμ  = zᵀv_μ − s_μ‖v_μ‖² = Σ_i c_i Σ_{h: x_ih ≠ μ} π_ih⟨v_{x_ih}, v_μ⟩.
 
 At F = 0 and uniform attention (π_ih = 1), s_μ is s⁰_μ = Σ_{i∋μ} y_i/(2n) (g(0) = ½), and since
-|g(x) − ½| = |tanh(x/2)|/2 <= |x|/4, |s_μ − s⁰_μ| <= (1/n)Σ_{i, h: x_ih = μ}(|F_i|π_ih/4 + |π_ih − 1|/2) =: b_μ. To first order in F,
-s_μ ≈ (1/n)Σ_{i, h: x_ih = μ}(y_i/2 − F_i/4)π_ih; its output term o_μ = −(1/(4n))Σ_{i, h: x_ih = μ}F_iπ_ih has mean 0
+|g(x) − ½| = |tanh(x/2)|/2 <= |x|/4, |s_μ − s⁰_μ| <= (1/n)Σ_{i, h: x_ih = μ}(|F_i|π_ih/4 + |π_ih − 1|/2) =: b_μ.
+To first order in F, s_μ ≈ (1/n)Σ_{i, h: x_ih = μ}(y_i/2 − F_i/4)π_ih; its output term o_μ = −(1/(4n))Σ_{i, h: x_ih = μ}F_iπ_ih has mean 0
 over the initialization exactly (W → −W leaves the law, π and y unchanged and flips F), a control variate.
 
 Every quantity is O(md): the m × d matrices are touched once. :func:`rates_by_chain_rule` is the second method:
@@ -58,8 +58,8 @@ def value_rates(theta: np.ndarray, lay: BlockLayout, tokens: np.ndarray, labels:
     eps1 = (a * cross)[:, None] * s[None, :]
     eps2 = np.broadcast_to(zv - s * v_norm2, main.shape).copy()
     D = zv[None, :] + (a * Wu)[:, None] * s[None, :]
-    return {"D": D, "main": main, "eps1": eps1, "eps2": eps2, "s": s, "s_zero": s_zero, "s_bound": s_bound, "s_output_term": s_output, "w_norm2": w_norm2, "v_norm2": v_norm2,
-            "cross": cross, "F": f["F"]}
+    return {"D": D, "main": main, "eps1": eps1, "eps2": eps2, "s": s, "s_zero": s_zero, "s_bound": s_bound,
+            "s_output_term": s_output, "w_norm2": w_norm2, "v_norm2": v_norm2, "cross": cross, "F": f["F"]}
 
 
 def rates_by_chain_rule(theta: np.ndarray, lay: BlockLayout, tokens: np.ndarray, labels: np.ndarray,
