@@ -45,6 +45,7 @@ def test_part1_records_the_hitting_times_in_order_and_the_bound_signs():
     assert bound["bound_positive"] is (bound["printed_bound"] > 0)
 
 
+@pytest.mark.slow  # ~15 s cold: out of the default run (under 10 min); `tdcheck run ih` decides the claim
 def test_phase1_window_is_consistent_with_the_ratio():
     verdict = load_all()["ih.thm4.phase1"].run({**D0, "flow": "paper", "head1_range": "canonical"})
     rec = verdict.evidence["records"][0]
@@ -53,6 +54,7 @@ def test_phase1_window_is_consistent_with_the_ratio():
     assert rec["T_I_min"] > 0 and rec["hypotheses"]["L_Omega_1_over_sigma"] is False  # Lσ = 0.4
 
 
+@pytest.mark.slow  # ~17 s cold: out of the default run (under 10 min); `tdcheck run ih` decides the claim
 def test_fixed_point_finds_the_printed_point_among_the_stationary_points():
     verdict = load_all()["ih.fixed_point"].run({})
     pts = verdict.evidence["wh_block"]["exp_simplified/canonical/paper"]["stationary_points"]

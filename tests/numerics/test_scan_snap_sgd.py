@@ -63,7 +63,7 @@ def configurations(draw):
     }
 
 
-@settings(deadline=None, max_examples=40)
+@settings(deadline=None, max_examples=15)  # each example loops over its batch in Python (40 took 16 s cold)
 @given(configurations(), st.integers(0, 50), st.sampled_from([0.0, 0.3, 2.0]))
 @example({"layout": "synsmall.code", "T": 128, "batch": 128, "class_schedule": "iid_uniform", "key_query": False,
           "init": "zero", "etaZ": 1.0, "etaY": 10.0, "seed": 0}, 0, 1.0)
