@@ -50,6 +50,7 @@ LABELS = {
     "ss.dv.lemma10_region": "derived (Eqn 58)",
     "ss.dv.lemma11_factor": "derived (Eqns 64–65)",
     "ss.dv.eq130_validity": "derived (Eqn 130, L1005)",
+    "ss.dv.eq13_constants": "derived (Eqn 97 → Eqn 13, L192–L196)",
 }
 
 #: the parameters a user may pin, per item (a pin fixes the symbol in every display of the item that has it)

@@ -12,6 +12,8 @@ tdcheck bug, not a verdict). Pinned parameters (M, K, η_Y, η_Z, ρ₀) replace
 * Lemma 11: dg/ds by central differences of g(h(s)) (its sign against the printed one).
 * Corollary 1: the first visit of the discrete recursion with ‖e_n − α_n‖ <= ε against S(ε).
 * Theorem 4: the surrogate (z, B, Γ) integrated (rtol 1e-10) against Eqns 120–127, with three forms of γ.
+* Eqn 13's constants: Eqn 97 and ξ_n evaluated in float64 on the named layouts' real features as the common
+  token's logit z_l → −∞, over −η_Zγf_nl⁴ and γf_nl⁴, with β = FᵀF (the approximation) and β = E' (Lemma 14).
 """
 
 from __future__ import annotations
@@ -256,6 +258,46 @@ def check_surrogate(ctx: Context, item) -> dict[str, Any]:
     return {"numeric": {"records": records}, "summary": summary, "disagrees": disagrees}
 
 
+def check_eq13_constants(ctx: Context, item) -> dict[str, Any]:
+    """ż_l/(−η_Zγu⁴) and ξ_n/(γu⁴), u = f_nl, on the layouts' own features as z_l → −∞, against c_z, c_ξ."""
+    from derivations.scan_snap import eq13
+    from numerics.models.scan_snap import attention, data
+    from numerics.models.scan_snap.decoder import eprime
+
+    structures = {"K2_own": "K2_own", "thm_hyp.ct1": "thm_hyp_ct1", "K3_own": "K3_own", "K3_shared": "K3_shared"}
+    records, disagrees = [], []
+    for name, tag in structures.items():
+        lay = data.layout(name)
+        st = next(s for s in eq13.STRUCTURES if s.tag == tag)
+        cz, cx = eq13.law(st)
+        l = int(data.setting_quantities(lay)["G_CT"][0])
+        for depth in (2.0, 4.0, 8.0):
+            Z = np.zeros((lay.M, lay.M))
+            for m in set(lay.psi):
+                Z[m, l] = -depth
+            F = data.features(lay, Z)
+            u4 = float(np.mean(F[l, :] ** 4))
+            spread = float(np.ptp(F[l, :]) / np.mean(F[l, :]))
+            E = F.T @ F - np.eye(lay.K)
+            for beta_name, beta in (("FtF", F.T @ F), ("E'", eprime(E))):
+                for position, m in enumerate(sorted(set(lay.psi))):
+                    ratio = float(attention.z_rate(F, beta, lay.psi, m)[l] / -u4)
+                    records.append({"layout": name, "z_l": -depth, "beta": beta_name, "what": f"c_z(m{position})",
+                                    "ratio": ratio, "derived": cz[position], "printed": lay.K, "u_spread": spread})
+                ratios = attention.xi(F, beta) / u4
+                records.append({"layout": name, "z_l": -depth, "beta": beta_name, "what": "c_xi",
+                                "ratio": float(ratios.mean()), "derived": cx[0], "printed": lay.K,
+                                "u_spread": spread})
+    deepest = [r for r in records if r["z_l"] == -8.0]
+    worst = max(abs(r["ratio"] / r["derived"] - 1) for r in deepest)
+    if worst > 1e-3:
+        disagrees.append(f"ratio at z_l = −8 off the derived constant by {worst:.2g}")
+    summary = (f"Eqn 97 on the layouts' features at z_l = −8: ratio/derived − 1 at most {worst:.1e} "
+               f"(both β); e.g. " + ", ".join(f"{r['layout']} {r['what']} {r['ratio']:.4f} (derived {r['derived']}, "
+                                              f"printed {r['printed']})" for r in deepest if r["beta"] == "FtF"))
+    return {"numeric": {"records": records}, "summary": summary, "disagrees": disagrees}
+
+
 CROSS_CHECKS = {
     "ss.lemma6.implicit": check_lambertw,
     "ss.dv.lambertw": check_lambertw,
@@ -270,4 +312,5 @@ CROSS_CHECKS = {
     "ss.thm4.B_integral": check_surrogate,
     "ss.thm4.B_closed": check_surrogate,
     "ss.thm4.gamma_integral": check_surrogate,
+    "ss.dv.eq13_constants": check_eq13_constants,
 }

@@ -8,7 +8,8 @@ scalar surrogate, the softmax recursion written out, matrix algebra at concrete 
 Modules: ``symbols`` (symbols, LaTeX names, the setting options of spec §2.9), ``scalar`` (h, h*, γ, the
 roots of Lemma 8), ``scalar_items`` (App. B.3 items), ``decoder`` (ζ, Lemma 5, Eqns 26–30, the
 equal-overlap spectrum), ``theorem1`` (Eqns 86–89), ``matrices`` (E, E' of App. B.5
-in mpmath, for the numeric-identity items), ``snap`` (Theorem 4's scalar surrogate).
+in mpmath, for the numeric-identity items), ``snap`` (Theorem 4's scalar surrogate), ``eq13`` (Eqn 13's
+constants from Eqn 97).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ ITEMS = {
     "ss.thm4.gamma_integral": "snap:item_gamma_integral",
     "ss.thm4.B_closed": "snap:item_B_closed",
     "ss.dv.eq130_validity": "snap:item_eq130_validity",
+    "ss.dv.eq13_constants": "eq13:item_eq13_constants",
     "ss.dv.lambertw": "scalar_items:item_lambertw",
     "ss.dv.gamma_stable": "scalar_items:item_gamma_stable",
     "ss.dv.gamma_peak": "scalar_items:item_gamma_peak",
