@@ -27,6 +27,8 @@ scalar_claims, snap_items, surrogate_claims, figures
     h, h*, ω, γ (Lemmas 7–9, Theorem 1(b)), Theorem 4's transition times and scalar surrogate, Figs. 8–9.
 phase_claims
     Theorem 4's scanning and snapping phases at the scalar level.
+xi_positive
+    Theorem 1(a): ξ_n > 0 on random E and along T = ∞ SGD trajectories, inside Assumption 2.
 settings
     The setting options (``ss.opt.*``) and named parameter sets (``ss.cfg.*``) as records (spec R17 (g)).
 """
@@ -47,4 +49,5 @@ from checks.scan_snap import (  # noqa: F401
     settings,
     snap_items,
     surrogate_claims,
+    xi_positive,
 )

@@ -127,7 +127,7 @@ def check_g_form_original(ctx) -> Outcome:
     β = E'_nn', ι = 1 − E'_nn; ``eq88``: Eqns 86, 88 as printed; ``derived``: the expansion of Eqn 83)."""
     from checks.asymptotics import deviation_limit
     from numerics.models.scan_snap.data import features, k3_shared
-    from numerics.models.scan_snap.decoder import run_decoder
+    from numerics.models.scan_snap.decoder import run_decoder, theorem1_coefficients
 
     eta, visits = float(ctx.value("etaY")), (300 if ctx.quick else 1000)
     rows = []
@@ -141,23 +141,16 @@ def check_g_form_original(ctx) -> Outcome:
         Y = run.Y[visits * K]
         h_bar = float(_h("discrete", [visits], M, eta)[0])  # round robin: N_n = N̄, θ = σ = 0
         gamma = (M - 1) ** 2 * h_bar / ((M - 1) + math.exp(M * h_bar))
-        q1, q0 = 1 + 1 / (M - 1), -M / (M - 1) ** 2
         deviations = {}
         for reading in ("leading", "eq88", "derived"):
+            iota, beta = theorem1_coefficients(Ep, reading, M)
             worst = 0.0
             for n in range(K):
                 o = Y.T @ F[:, n]
                 alpha = np.exp(o - o.max())
                 alpha /= alpha.sum()
                 g = Y @ (np.eye(M)[n] - alpha)
-                if reading == "leading":
-                    iota, beta = 1 - Ep[n, n], {m: Ep[n, m] for m in range(K) if m != n}
-                else:
-                    iota = q1 * (1 - Ep[n, n]) - q0 * sum(Ep[k, n] for k in range(K) if k != n)
-                    sign = 1 if reading == "eq88" else -1
-                    beta = {m: q1 * Ep[n, m] + q0 * (sign + sum(Ep[k, m] for k in range(K) if k != n))
-                            for m in range(K) if m != n}
-                predicted = gamma * (iota * F[:, n] - sum(b * F[:, m] for m, b in beta.items()))
+                predicted = gamma * (iota[n] * F[:, n] - F @ beta[n])
                 worst = max(worst, float(np.linalg.norm(g - predicted) / np.linalg.norm(g)))
             deviations[reading] = worst
         from numerics.models.scan_snap.data import setting_quantities

@@ -64,3 +64,42 @@ def test_eq13_constants_follow_the_law(structure):
     agree = [m for m, c in cz.items() if c == structure.K] + [n for n, c in cx.items() if c == structure.K]
     two_shared = structure.K == 2 and len(set(structure.psi)) == 1
     assert bool(agree) is two_shared
+
+
+def test_theorem1_coefficients_equal_eqns_86_88_written_term_by_term():
+    from numerics.models.scan_snap.decoder import theorem1_coefficients
+    rng = np.random.default_rng(1)
+    K, M = 4, 50
+    Ep = rng.standard_normal((K, K)) * 0.1
+    Ep = (Ep + Ep.T) / 2
+    q1, q0 = 1 + 1 / (M - 1), -M / (M - 1) ** 2
+    for reading, sign in (("eq88", 1), ("derived", -1)):
+        iota, beta = theorem1_coefficients(Ep, reading, M)
+        for n in range(K):
+            assert np.isclose(iota[n], q1 * (1 - Ep[n, n]) - q0 * sum(Ep[k, n] for k in range(K) if k != n), rtol=1e-14)
+            for m in range(K):
+                expected = 0.0 if m == n else q1 * Ep[n, m] + q0 * (sign + sum(Ep[k, m] for k in range(K) if k != n))
+                assert np.isclose(beta[n, m], expected, rtol=1e-14, atol=1e-16)
+    iota, beta = theorem1_coefficients(Ep, "leading", M)
+    assert np.allclose(iota, 1 - np.diag(Ep)) and np.allclose(beta, Ep - np.diag(np.diag(Ep)))
+    with pytest.raises(InvalidArgument, match="ss.opt.beta"):
+        theorem1_coefficients(Ep, "printed", M)
+
+
+@pytest.mark.parametrize("name", ["K3_shared", "asym_2ct", "thm_hyp.ct2"])
+def test_xi_signs_from_E_equal_xi_from_the_features(name):
+    """checks.scan_snap.xi_positive reads the sign of ξ_n from E = FᵀF − I; attention.xi builds it from F."""
+    from checks.scan_snap.xi_positive import signs
+    from numerics.models.scan_snap import data
+    from numerics.models.scan_snap.decoder import eprime, theorem1_coefficients
+
+    lay = data.layout(name)
+    rng = np.random.default_rng(4)
+    Z = np.zeros((lay.M, lay.M))
+    for m in set(lay.psi):
+        Z[m, : min(lay.M, 40)] = rng.standard_normal(min(lay.M, 40))
+    F = data.features(lay, Z)
+    E = F.T @ F - np.eye(lay.K)
+    for reading, S in signs(E, lay.M, "lemma14").items():
+        beta = theorem1_coefficients(eprime(E, "lemma14"), reading, lay.M)[1]
+        np.testing.assert_allclose(attention.xi(F, beta), S, rtol=1e-12, atol=1e-15)

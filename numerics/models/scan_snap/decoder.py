@@ -110,3 +110,25 @@ def run_decoder(F: np.ndarray, eta: float, steps: int, *, update: str = "gradien
             kept[s + 1] = Y.copy()
     return DecoderRun(F, eta, update, eprime_reading, classes, W, kept, label or f"{update}, {schedule}, η_Y={eta}",
                       observed)
+
+
+def theorem1_coefficients(Ep: np.ndarray, reading: str, M: int) -> tuple[np.ndarray, np.ndarray]:
+    """(ι (K,), β (K × K, zero diagonal)) of Theorem 1 under ``ss.opt.beta``: ``leading`` β_nn' = E'_nn',
+    ι_n = 1 − E'_nn (Eqns 87, 89); ``eq88`` Eqns 86, 88 as printed with θ = σ = 0; ``derived`` the expansion of
+    Eqn 83 (``ss.dv.thm1_coefficients``: the sign of q₀'s lone term flips). q₁ = 1 + 1/(M−1), q₀ = −M/(M−1)²."""
+    Ep = np.asarray(Ep, dtype=float)
+    K = Ep.shape[0]
+    if reading == "leading":
+        beta = Ep.copy()
+        iota = 1 - np.diag(Ep)
+    elif reading in ("eq88", "derived"):
+        q1, q0 = 1 + 1 / (M - 1), -M / (M - 1) ** 2
+        column = Ep.sum(axis=0)  # Σ_k E'_kn'
+        sign = 1.0 if reading == "eq88" else -1.0
+        # Σ_{k≠n} E'_kn' = column_n' − E'_nn'
+        beta = q1 * Ep + q0 * (sign + column[None, :] - Ep)
+        iota = q1 * (1 - np.diag(Ep)) - q0 * (column - np.diag(Ep))
+    else:
+        raise InvalidArgument(f"reading={reading!r} is not a value of ss.opt.beta; choose leading, eq88 or derived")
+    np.fill_diagonal(beta, 0.0)
+    return iota, beta
