@@ -729,4 +729,41 @@ def deviation_limit(s: Sequence[float], deviation: Sequence[float], error: Seque
         status = Status.INCONCLUSIVE
         text = (f"no decision: D decreases but D∞ = {fit['D_inf']:.3g} [{fit['D_inf_low']:.3g}, "
                 f"{fit['D_inf_high']:.3g}] (g = {best}) lies below 0")
+        # D >= 0 cannot have a negative limit: the one-term fit overshoots through curvature, so the next order
+        # (D∞ + a·g + b·g², as for a ratio's limit) decides when the sweep has the points for it
+        seconds = {}
+        if x.size >= 4:
+            for label, g in CORRECTIONS.items():
+                with np.errstate(all="ignore"):
+                    ok = np.all(np.isfinite(g(x)) & (g(x) > 0))
+                if ok:
+                    seconds[label] = _second_order(x, D, err, g, level)
+        if seconds:
+            best2 = min(seconds, key=lambda k: seconds[k]["chi2"])
+            second = fits[f"{best2} + ({best2})^2"] = seconds[best2]
+            if second["D_inf_low"] <= 0 <= second["D_inf_high"]:
+                status = Status.HOLDS
+                text = (f"D decreases and, with a second-order term, D∞ = {second['D_inf']:.3g} "
+                        f"[{second['D_inf_low']:.3g}, {second['D_inf_high']:.3g}] (g = {best2}, plus g²) contains 0: "
+                        f"exact in the limit (the first-order fit overshot to {fit['D_inf']:.3g})")
+            elif second["D_inf_low"] > 0:
+                status = Status.FAILS
+                text = (f"not exact in the limit: with a second-order term D∞ = {second['D_inf']:.3g} "
+                        f"[{second['D_inf_low']:.3g}, {second['D_inf_high']:.3g}] (g = {best2}, plus g²) lies above 0")
     return ApproximationDecision(status, text, x.tolist(), D.tolist(), fits, best)
+
+
+def _second_order(x: np.ndarray, D: np.ndarray, err: np.ndarray, g, level: float) -> dict[str, float]:
+    """D∞ of D ≈ D∞ + a·g(x) + b·g(x)² with its interval (Birge-scaled, Student t)."""
+    column = g(x)
+    design = np.column_stack([np.ones_like(x), column, column**2])
+    weighted = design / err[:, None]
+    coef, *_ = np.linalg.lstsq(weighted, D / err, rcond=None)
+    residual = (D - design @ coef) / err
+    dof = x.size - 3
+    chi2 = float(residual @ residual)
+    cov = np.linalg.pinv(weighted.T @ weighted)
+    se = float(np.sqrt(cov[0, 0] * (max(1.0, chi2 / dof) if dof > 0 else 1.0)))
+    t = stats.t.ppf(0.5 + level / 2, max(dof, 1))
+    return {"D_inf": float(coef[0]), "a": float(coef[1]), "b": float(coef[2]), "D_inf_low": float(coef[0] - t * se),
+            "D_inf_high": float(coef[0] + t * se), "chi2": chi2, "dof": dof}

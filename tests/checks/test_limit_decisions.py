@@ -258,3 +258,12 @@ def test_a_sum_of_terms_holds_with_one_bounded_term_and_fails_only_when_all_dive
     assert sum_of_terms_status([F, I]) is I
     with pytest.raises(InvalidArgument, match="one term"):
         sum_of_terms_status([])
+
+
+def test_a_deviation_whose_first_order_fit_overshoots_below_zero_is_decided_at_second_order():
+    from checks.asymptotics import deviation_limit
+    s = np.array([3.3, 5.0, 6.7, 10.0, 12.5, 15.4])
+    D = 1 / s + 0.5 / s**2  # → 0; a fit D∞ + a/s extrapolates below 0
+    err = np.full(s.size, 1e-5)
+    assert deviation_limit(s, D, err).status is Status.HOLDS
+    assert deviation_limit(s, 0.01 + D, err).status is Status.FAILS  # a floor the second order cannot remove

@@ -103,3 +103,20 @@ def test_xi_signs_from_E_equal_xi_from_the_features(name):
     for reading, S in signs(E, lay.M, "lemma14").items():
         beta = theorem1_coefficients(eprime(E, "lemma14"), reading, lay.M)[1]
         np.testing.assert_allclose(attention.xi(F, beta), S, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("update", ["gradient", "modified"])
+def test_the_live_row_decoder_is_the_full_decoder_on_the_support(update):
+    from numerics.models.scan_snap import data
+    from numerics.models.scan_snap.decoder import run_decoder
+
+    P = np.zeros((3, 40))
+    P[0, [0, 1, 2]], P[1, [0, 3, 4]], P[2, [0, 5, 6]] = (0.2, 0.3, 0.5), (0.2, 0.4, 0.4), (0.2, 0.1, 0.7)
+    F = data.features(data.Layout("live", P, (30, 30, 30), (31, 32, 33)))
+    full = run_decoder(F, 0.7, 60, update=update, schedule="iid_uniform", seed=3)
+    live = run_decoder(F, 0.7, 60, update=update, schedule="iid_uniform", seed=3, live_rows=True)
+    rows = live.meta["rows"]
+    assert rows.tolist() == list(range(7))
+    np.testing.assert_allclose(full.Y[60][rows], live.Y[60], rtol=1e-13, atol=1e-15)  # BLAS order differs
+    assert not np.any(full.Y[60][7:])
+    np.testing.assert_allclose(full.W_history, live.W_history, rtol=0, atol=1e-15)

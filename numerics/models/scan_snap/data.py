@@ -93,8 +93,8 @@ def _asym_2ct() -> Layout:
     return Layout("asym_2ct", P, (11, 11, 11), (12, 13, 14))
 
 
-def _thm_hyp(variant: str) -> Layout:
-    common = {"ct1": [0.25], "ct2": [0.1, 0.2]}[variant]
+def _thm_hyp(variant: str, common: list[float] | None = None) -> Layout:
+    common = {"ct1": [0.25], "ct2": [0.1, 0.2]}[variant] if common is None else common
     n_common, K, M = len(common), 2, 10**4
     P = np.zeros((K, M))
     for n in range(K):
@@ -102,7 +102,16 @@ def _thm_hyp(variant: str) -> Layout:
         start = n_common + 6 * n
         P[n, start:start + 6] = _linspace_block(6, 1 - sum(common))
     last = n_common + 12
-    return Layout(f"thm_hyp.{variant}", P, (last, last), (last + 1, last + 2))
+    name = f"thm_hyp.{variant}" if common is None else f"thm_hyp.ct1(p_c={common[0]:.6g})"
+    return Layout(name, P, (last, last), (last + 1, last + 2))
+
+
+def thm_hyp_ct1(p_common: float) -> Layout:
+    """``ss.cfg.thm_hyp`` (``ct1``, M = 10⁴, inside Assumption 2 for overlaps >= 6/√M) with the common token's
+    probability set to ``p_common``: the inside-regime overlap scan of ``ss.cfg.thm1``."""
+    if not 0 < p_common < 1:
+        raise InvalidArgument(f"p_common={p_common!r} must lie in (0, 1)")
+    return _thm_hyp("ct1", [p_common])
 
 
 def _synsmall(variant: str) -> Layout:

@@ -76,16 +76,26 @@ class DecoderRun:
 def run_decoder(F: np.ndarray, eta: float, steps: int, *, update: str = "gradient", schedule: str = "round_robin",
                 eprime_reading: str = "lemma14", seed: int = 0, Y0: np.ndarray | None = None,
                 keep: tuple[int, ...] = (), observe: dict[str, np.ndarray] | None = None,
-                label: str = "") -> DecoderRun:
+                label: str = "", live_rows: bool = False) -> DecoderRun:
     """Run Eqn 7 (``update="gradient"``) or Eqn 26 (``"modified"``) from Y0 (0 by default) for ``steps`` steps,
-    keeping Y after the steps in ``keep`` (and always after the last)."""
+    keeping Y after the steps in ``keep`` (and always after the last).
+
+    ``live_rows``: from Y0 = 0, only the rows of Y on the union of the supports of the f_n ever change (every
+    update is f_n(…)ᵀ or (f_n − FE'e_n)(…)ᵀ), so Y is kept as those R rows (R × M, ``meta["rows"]``) — exact,
+    and what M = 10⁴ needs (Y would be 800 MB)."""
     if update not in UPDATES:
         raise InvalidArgument(f"decoder_update={update!r} is not one of {', '.join(UPDATES)}")
     if not (np.isfinite(eta) and eta > 0):
         raise InvalidArgument(f"etaY={eta!r} must be a finite positive learning rate")
     M, K = F.shape
+    rows = np.arange(M)
+    if live_rows:
+        if Y0 is not None or observe:
+            raise InvalidArgument("live_rows needs Y0 = 0 and no observed bases (the other rows must stay 0)")
+        rows = np.flatnonzero(np.any(F != 0, axis=1))
+    full_F, F = F, F[rows]
     classes = class_sequence(schedule, K, steps, seed)
-    Y = np.zeros((M, M)) if Y0 is None else np.array(Y0, dtype=float)
+    Y = np.zeros((rows.size, M)) if Y0 is None else np.array(Y0, dtype=float)
     W = np.empty((steps + 1, K, M))
     W[0] = F.T @ Y
     kept = {0: Y.copy()} if 0 in keep else {}
@@ -108,8 +118,9 @@ def run_decoder(F: np.ndarray, eta: float, steps: int, *, update: str = "gradien
             observed[name][s + 1] = G.T @ Y
         if s + 1 in keep or s + 1 == steps:
             kept[s + 1] = Y.copy()
-    return DecoderRun(F, eta, update, eprime_reading, classes, W, kept, label or f"{update}, {schedule}, η_Y={eta}",
-                      observed)
+    return DecoderRun(full_F, eta, update, eprime_reading, classes, W, kept,
+                      label or f"{update}, {schedule}, η_Y={eta}", observed,
+                      meta={"rows": rows} if live_rows else {})
 
 
 def theorem1_coefficients(Ep: np.ndarray, reading: str, M: int) -> tuple[np.ndarray, np.ndarray]:
