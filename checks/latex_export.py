@@ -4,6 +4,7 @@ fitted in the limit, then, per formula, the label, the printed and derived forms
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import math
@@ -17,7 +18,7 @@ from checks.kinds import ItemCheck
 from checks.papers import paper
 from checks.report import agreement_line, formula_forms, statement_parts
 from derivations.core import Formula, simplified
-from derivations.latex import to_latex
+from derivations.latex import standard_name, to_latex
 
 PREAMBLE = r"""\documentclass[10pt]{article}
 \usepackage[a4paper,margin=2cm]{geometry}
@@ -39,6 +40,19 @@ Status: \textbf{equal} (exact or to 30 digits at sampled points) or \textbf{diff
 def _math(expr: sp.Expr, names: dict[str, str]) -> str:
     text = to_latex(expr, names)
     return text if len(text) < 4000 else r"\text{(expression too long to print: %d characters)}" % len(text)
+
+
+def _evidence(text: str, names: Mapping[str, str]) -> str:
+    """A line of evidence as LaTeX text, each ``name = value`` of a symbol in the paper's notation (the name
+    mapped by the paper, or printed by SymPy when it is a standard name); other text escaped."""
+    pieces = re.split(r"\b([A-Za-z][A-Za-z0-9_]*)(?= = )", text)
+    out = []
+    for index, piece in enumerate(pieces):
+        if index % 2 and (piece in names or standard_name(piece)):
+            out.append("$%s$" % to_latex(sp.Symbol(piece), names))
+        else:
+            out.append(_escape(piece))
+    return "".join(out)
 
 
 def _escape(text: str) -> str:
@@ -149,7 +163,7 @@ def formula_section(
         r"\textbf{%s}" % ("equal" if equal else "differs"),
     ]
     if not equal:
-        lines.append(_escape(" " + agreement_line(record)))
+        lines.append(_evidence(" " + agreement_line(record), names))
     return "\n".join(lines) + "\n"
 
 
@@ -231,7 +245,8 @@ def errata_section(
                 rows.append(r"\text{%s:}\quad & %s" % (name, _bounded(derived)))
             if rows:
                 lines += [r"\begin{align*}", " \\\\\n".join(rows), r"\end{align*}"]
-            lines.append((r"\\ " if not rows else "") + r"\emph{Evidence:} " + _escape(_short_line(line)))
+            lines.append((r"\\ " if not rows else "") + r"\emph{Evidence:} "
+                         + _evidence(_short_line(line), paper(claim.paper).symbol_names()))
             count += 1
     if not count:
         lines.append(r"\item None: no selected verdict is \emph{differs} or \emph{fails}.")
@@ -287,7 +302,8 @@ def constants_section(claims: list[Claim], verdicts: Mapping[str, Mapping[str, A
                     and math.isfinite(hi) else "no slice settles")
             lines.append(r"\item %s: $%s$ \textbf{%s}; %s. %s" % (
                 _escape(path or "statement"), FORM_LATEX.get(d["form"], _escape(d["form"])), d["decision"], band,
-                r"\emph{Evidence:} " + _escape(_short_line(d.get("summary", ""), 300))))
+                r"\emph{Evidence:} " + _evidence(_short_line(d.get("summary", ""), 300),
+                                                   paper(claim.paper).symbol_names())))
         lines.append(r"\end{itemize}")
         count += 1
     if not count:

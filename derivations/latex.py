@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import re
+
 import sympy as sp
-from sympy.printing.latex import LatexPrinter
+from sympy.printing.latex import LatexPrinter, greek_letters_set
 
 
 class PaperLatexPrinter(LatexPrinter):
@@ -26,3 +28,12 @@ class PaperLatexPrinter(LatexPrinter):
 def to_latex(expr: sp.Expr, symbol_names: Mapping[str, str] | None = None) -> str:
     """Return the LaTeX of ``expr`` with the paper's symbol names."""
     return PaperLatexPrinter(symbol_names).doprint(expr)
+
+
+def standard_name(name: str) -> bool:
+    """Whether SymPy's printer writes the symbol ``name`` as mathematics without help: a base of one letter or a
+    Greek letter's name (``x``, ``sigma``, ``alpha2``), then subscripts (``w_1``, ``sigma_init``). Any other name
+    (``hratio``, ``elapsed``) is an internal name: a paper's ``SYMBOL_NAMES`` must map it, or it would reach the
+    LaTeX as a word."""
+    match = re.fullmatch(r"([A-Za-z]+)(\d*)", name.split("_")[0])
+    return bool(match) and (len(match.group(1)) == 1 or match.group(1).lower() in greek_letters_set)

@@ -24,7 +24,7 @@ beta = sp.Symbol("beta", positive=True)
 gamma = sp.Symbol("gamma", positive=True)
 hdot = sp.Symbol("hdot", real=True)  # h'(t̄) in the (P1.2) display
 G2 = sp.Symbol("G2", positive=True)  # G(v(T_2^h), h(T_2^h))
-elapsed = sp.Symbol("elapsed", nonnegative=True)  # t - T_2^h
+elapsed = sp.Symbol("elapsedT2h", nonnegative=True)  # t - T_2^h
 n = L - 2
 c01 = R_(1, 100)  # the printed 0.01
 

@@ -37,6 +37,9 @@ SYMBOL_NAMES = {
     "L": "L", "p": "p", "ptilde": r"\tilde p", "g": "g", "h": "h", "w": "w",
     "wstar": r"w^{\star}", "alpha": r"\alpha^{\star}", "sigma": r"\sigma_{\mathrm{init}}",
     "a": "a", "x": "x", "u": "u", "v": "v", "vstar": r"v^{\star}", "s": "s", "k": "k",
+    "gstar": r"g^{\star}", "hdot": r"\dot h", "wdot": r"\dot w", "lam": r"\lambda", "vG": r"v_{G}",
+    "hratio": r"\tfrac{h}{h^{\star}}", "vratio": r"\tfrac{v}{v^{\star}}",
+    "elapsed": "(t - t_1)", "elapsedT2h": "(t - T_2^{h})",
 }
 
 #: the canonical value of each reading flag (spec §2.10); a verdict is decided on these

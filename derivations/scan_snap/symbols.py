@@ -34,6 +34,7 @@ SYMBOL_NAMES = {
     "M": "M", "K": "K", "etaY": r"\eta_Y", "etaZ": r"\eta_Z", "t": "t", "s": "s", "h": "h", "u": "u",
     "rho0": r"\rho_0", "nu": r"\nu", "omega1": r"\omega_1", "omega0": r"\omega_0", "Gamma": r"\Gamma",
     "z": "z_l", "epsilon": r"\epsilon", "x": "x", "N": "N", "delta": r"\delta",
+    "hp": "h'", "lg_t": r"\log_{10} t", "gamma": r"\gamma",
 }
 
 #: the setting options of spec §2.9 (``ss.opt.<flag>``): values, the canonical (default) one first
