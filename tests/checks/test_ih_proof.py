@@ -28,6 +28,7 @@ def test_paper_velocity_is_the_printed_first_form(d0):
     np.testing.assert_allclose(d0.dh, Q / n, rtol=1e-9, atol=1e-14 * hs / n)
 
 
+@pytest.mark.slow  # ~12 s cold: out of the default run (under 10 min with the install); `tdcheck run ih` runs it
 def test_balanced_w_velocity_is_half_the_paper_one(d0):
     """dw/dt(balanced) = ½ dw/dt(paper) at the same state (−w∂_P L vs −2w∂_P L); compared at t = 0."""
     bal = R.ih_run(40, 1.0, 0.49, 0.01, "balanced", "canonical")
