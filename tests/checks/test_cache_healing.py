@@ -57,6 +57,7 @@ def _verdict(out: Path) -> dict:
     return {k: verdict[k] for k in ("id", "status", "summary")}
 
 
+@pytest.mark.slow  # ~50 s (three cold runs of a claim): the default run must stay under 10 min from a fresh clone
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL of a process group is POSIX")
 def test_killed_then_damaged_cold_cache_gives_the_same_verdict(tmp_path):
     cache_dir, out = tmp_path / "cache", tmp_path / "out.json"
