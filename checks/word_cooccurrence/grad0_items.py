@@ -6,10 +6,11 @@ split D = main + ε₁ + ε₂ (:mod:`numerics.models.word_cooccurrence.value_ra
 init of each (data set, m, κ) the numba flow's θ̇, pushed through the observable by a complex step, is the second
 method, and its largest relative disagreement is kept in the evidence (a claim refuses to decide above 1e-12).
 
-Θ/O statements (rule 7) are decided by :func:`checks.asymptotics.decide` along m → ∞ (algebraic), one slice per
-(data set, κ), on the mean over inits of a per-init statistic (the smallest or largest normalised rate over the
-neurons and tokens the statement quantifies over) with its standard error over inits; the log–log slope of the
-observable against m (95 % interval, inits as replicates) is reported beside it.
+Θ/O statements (rule 7) are decided by :func:`checks.asymptotics.decide_replicates` along m → ∞ (algebraic), one
+slice per (data set, κ), on the mean over inits of a per-init statistic (the mean over the neurons and tokens the
+statement quantifies over and their spread, or the largest |rate| over one term of a printed sum) with its
+standard error over inits (with control variates of exact mean 0 where the claim has them); the log–log slope of
+the statistic against m (95 % interval, inits as replicates) is reported beside it.
 
 Derived constants (``co.cf.lemE_4_leading``, ``co.lemE_6.random_grad``): at F⁽⁰⁾ = 0 and uniform attention
 (π_ih = 1), s_μ = (1/n)Σ_{i∋μ} y_i g(0) = ½(|{i∋μ, y=1}| − |{i∋μ, y=−1}|)/n, so the leading term of Lemma E.4 is
@@ -31,11 +32,11 @@ from checks.claim import Claim, Outcome, Param
 from checks.registry import register
 from checks.scaling import loglog_fit
 from checks.status import Status, combine
-from checks.word_cooccurrence.init_claims import Init, _COMMON, _decide, e
+from checks.word_cooccurrence.init_claims import Init, _COMMON, _decide, _kappa_pairs, e
 from derivations.errors import InternalError, InvalidArgument
 from derivations.word_cooccurrence.loss import leading_constant_lemE4
 from numerics.models.word_cooccurrence.data import FIRST_RANDOM, MU1, MU2, MU3
-from numerics.models.word_cooccurrence.value_rates import rates_by_chain_rule, value_rates
+from numerics.models.word_cooccurrence.value_rates import rates_by_chain_rule
 from numerics.runs import cached_run
 
 PAPER = "co"
@@ -54,7 +55,7 @@ def grad0_record(n_index: int, m: int, kappa: float, index: int, seed: int) -> d
     def compute() -> dict:
         x = Init(m, (kappa, kappa), index, seed, n_index)
         tokens, labels = x.data.tokens, x.data.labels
-        r = value_rates(x.theta, x.lay, tokens, labels, x.a)
+        r = x.rates
         chain = math.nan
         if index == 0:
             chain = float(np.abs(rates_by_chain_rule(x.theta, x.lay, tokens, labels, x.a) - r["D"]).max()
@@ -72,14 +73,14 @@ def grad0_record(n_index: int, m: int, kappa: float, index: int, seed: int) -> d
     return cached_run("co_grad0", key, compute, _MODULES)
 
 
-def _records(ctx, kappas=None) -> list[dict]:
+def _records(ctx) -> list[dict]:
     seeds = ctx.grid("seeds")[0]
     if not isinstance(seeds, int) or seeds < 2:
         raise InvalidArgument(f"seeds={seeds!r} must be an integer >= 2 (a standard error over inits needs two)")
     out = []
     largest = max(int(m) for m in ctx.grid("m"))
     for n_index in ctx.grid("data_set"):
-        for kappa in (ctx.grid("kappa") if kappas is None else kappas):
+        for kappa in ctx.grid("kappa"):
             for m in ctx.grid("m"):
                 for index in range(inits_at(seeds, int(m), largest)):
                     r = grad0_record(int(n_index), int(m), float(kappa), index, ctx.seed)
@@ -152,7 +153,8 @@ def _table(decisions: dict[str, dict]) -> str:
 def _outcome(decisions: dict[str, dict], extra: str = "", evidence: dict | None = None) -> Outcome:
     status = combine(d["status"] for d in decisions.values())
     ev = {"decisions": {k: {**v, "status": v["status"].value} for k, v in decisions.items()},
-          "protocol": "P-grad0", "regime": "co.regime.init", "rules": "rule 7: checks.asymptotics.decide along m"}
+          "protocol": "P-grad0", "regime": "co.regime.init",
+          "rules": "rule 7: checks.asymptotics.decide_replicates along m"}
     return Outcome(status, _table(decisions) + extra, ev | (evidence or {}))
 
 
@@ -179,7 +181,8 @@ def _uniform_theta(records: list[dict], values, label: str, controls=None) -> di
     """Θ uniform over the neurons (rule 7): the per-init mean of ``values(r)`` (an array over the neurons and tokens
     the statement quantifies over) has a positive limit in m, and its relative spread (max − min)/mean stays
     bounded (tends to 0 like m^{−1/2} for concentrated neurons; below 1 at the deepest m), so the smallest and
-    largest have the same order. The extremes themselves converge like m^{−1/2}, slower than the 1/m corrections of the limit model.
+    largest have the same order. The extremes themselves converge like m^{−1/2}, slower than the 1/m corrections
+    of the limit model.
     ``controls`` (mean-0 per-init controls) reduce the variance of the mean (:func:`_zero_mean_controls`)."""
     mean = _sweep_decision(records, lambda r: float(np.mean(values(r))), "Theta", f"mean of {label}",
                            controls=controls)
@@ -254,13 +257,13 @@ def check_random_grad(ctx) -> Outcome:
              f"{np.mean([x['mean_n_D_over_unit_times_label'] for x in deep]):.4f} at the largest m (derived "
              f"leading order ½), with the holder's sign in "
              f"{100 * np.mean([x['sign_agreement'] for x in deep]):.1f} % of (j, μ)")
+    if "unused" not in decisions:
+        extra += "; no random token is left unused by the data sets of the sweep, so only held tokens are decided"
     status = combine(d["status"] for d in decisions.values())
     summary = "; ".join(f"{k} tokens: {d['status'].value} (over each term: {d['summary']})"
                         for k, d in decisions.items()) + extra
-    jsonable = {name: {"status": d["status"].value, "bounded_terms": d["bounded_terms"],
-                       "per_term": {k: {**v, "status": v["status"].value} for k, v in d["per_term"].items()}}
-                for name, d in decisions.items()}
-    return Outcome(status, summary, {"decisions": jsonable, "protocol": "P-grad0", "regime": "co.regime.init",
+    return Outcome(status, summary, {"decisions": _terms_json(decisions), "protocol": "P-grad0",
+                                     "regime": "co.regime.init",
                                      "leading_order": {"derived": 0.5, "observed": leading}})
 
 
@@ -282,6 +285,13 @@ def _sum_of_terms(records: list[dict], observed, terms, label: str) -> dict:
     which = [k for k, d in per_term.items() if d["status"] is Status.HOLDS]
     return {"status": status, "per_term": per_term, "bounded_terms": which,
             "summary": ", ".join(f"/{k}: {d['status'].value}" for k, d in per_term.items())}
+
+
+def _terms_json(decisions: dict[str, dict]) -> dict[str, dict]:
+    """The JSON form of :func:`_sum_of_terms` decisions (statuses as their values)."""
+    return {name: {"status": d["status"].value, "bounded_terms": d["bounded_terms"],
+                   "per_term": {k: {**v, "status": v["status"].value} for k, v in d["per_term"].items()}}
+            for name, d in decisions.items()}
 
 
 def check_common_grad(ctx) -> Outcome:
@@ -308,12 +318,10 @@ def check_common_grad(ctx) -> Outcome:
     summary = (f"Lemma 4.2: {main['status'].value} (max_j|D_jμ₃| over each term: {main['summary']}); Lemma E.16: "
                f"{decisions['lemE_16']['status'].value} ({decisions['lemE_16']['summary']}); regression of "
                f"D_jμ₃/((σ₀²+σ₁²)m) on o_μ₃ = −(1/(4n))Σ_iF_iπ_iμ₃ (m >= {min(r['m'] for r in deep)}): slope "
-               f"{coef[1]:.4f} ± {slope_se:.1g} (derived 1 to first order in F), intercept {coef[0]:.2g}, R² {r2:.4f}; max|D_μ₃|/min D_μ₁ at most {max(ratio):.3g}")
-    jsonable = {name: {"status": d["status"].value, "bounded_terms": d["bounded_terms"],
-                       "per_term": {k: {**v, "status": v["status"].value} for k, v in d["per_term"].items()}}
-                for name, d in decisions.items()}
+               f"{coef[1]:.4f} ± {slope_se:.1g} (derived 1 to first order in F), intercept {coef[0]:.2g}, "
+               f"R² {r2:.4f}; max|D_μ₃|/min D_μ₁ at most {max(ratio):.3g}")
     return Outcome(main["status"], summary, {
-        "decisions": jsonable, "protocol": "P-grad0", "regime": "co.regime.init",
+        "decisions": _terms_json(decisions), "protocol": "P-grad0", "regime": "co.regime.init",
         "rules": "rule 7 term by term: checks.asymptotics.decide_replicates along m",
         "regression_on_output_term": {"slope": float(coef[1]), "slope_se": slope_se, "intercept": float(coef[0]),
                                       "r2": r2, "derived_slope": 1.0},
@@ -323,7 +331,7 @@ def check_common_grad(ctx) -> Outcome:
 # ---- Prop. E.5 (P-init, explicit constants, rule 6) ------------------------------------------------------------
 def _eps_ratios(x: Init, delta: float) -> dict[str, float]:
     """Prop. E.5's three bounds at one init, as max(observed/bound) over j₁ (and μ)."""
-    r = value_rates(x.theta, x.lay, x.data.tokens, x.data.labels, x.a)
+    r = x.rates
     m, m1, n, L, d = x.m, x.m1, x.n, x.L, x.d
     cross_bound = x.sigma1**2 * math.sqrt(m1) * m * e(m, 2 * m1**2 / delta)
     count = np.bincount(x.data.tokens.reshape(-1), minlength=d)
@@ -340,34 +348,29 @@ def check_eps_bounds(ctx) -> Outcome:
     """Prop. E.5: |Σ_{j₂≠j₁}a_{j₂}⟨w_{j₁}, w_{j₂}⟩| <= σ₁²√m₁ m e(2m₁²/δ)√log(4m₁/δ) for all j₁; |ε₁(μ)| <=
     (|{i: μ∈X⁽ⁱ⁾}|/n)·σ₁²√m₁ m e(2m₁²/δ)√log(m₁/δ); |ε₂(μ)| <= σ₀²m√L e(2nLd/δ) (restored reading; σ₀²m/√L is
     reported beside it), for every j and every token μ, with probability at least 1 − δ (rule 6 over inits)."""
-    outcome = _decide(ctx, lambda x, delta: max(v for k, v in _eps_ratios(x, delta).items()
-                                                if k != "eps2_over_sqrtL"), _kappa(ctx))
-    alt = _decide(ctx, lambda x, delta: max(v for k, v in _eps_ratios(x, delta).items() if k != "eps2"), _kappa(ctx))
-    outcome.evidence["reading_sigma0^2_m_over_sqrtL"] = {"status": alt.status, "summary": alt.summary}
-    outcome.summary += f"; with σ₀²m/√L for the ε₂ bound: {alt.status}"
+    def reading(excluded: str):
+        return lambda x, delta: max(v for k, v in _eps_ratios(x, delta).items() if k != excluded)
+
+    outcome = _decide(ctx, reading("eps2_over_sqrtL"), _kappa_pairs(ctx),
+                      alternatives={"sigma0^2_m_over_sqrtL": reading("eps2")})
+    alternative = outcome.evidence["alternatives"]["sigma0^2_m_over_sqrtL"]["status"]
+    outcome.summary += f"; with σ₀²m/√L for the ε₂ bound: {alternative.value}"
     return outcome
 
 
-def _kappa(ctx) -> list[tuple[float, float]]:
-    return [(float(k), float(k)) for k in ctx.grid("kappa")]
-
-
 # ---- Lemma E.4's proof-internal constants ------------------------------------------------------------------------
-def derived_leading_constant() -> sp.Rational:
-    """g(0)(|I₁| − |I₂|)/n at uniform attention (:func:`derivations.word_cooccurrence.loss.leading_constant_lemE4`)."""
-    return leading_constant_lemE4()
-
-
 @lru_cache(maxsize=1)
-def _derived() -> sp.Rational:
-    return derived_leading_constant()
+def derived_leading_constant() -> sp.Rational:
+    """g(0)(|I₁| − |I₂|)/n at uniform attention (:func:`derivations.word_cooccurrence.loss.leading_constant_lemE4`),
+    derived once per process."""
+    return leading_constant_lemE4()
 
 
 def check_lemE4_leading(ctx) -> Outcome:
     """Lemma E.4's proof (L2448–L2527): the leading term over ‖w_j‖² + ‖v(μ₁)‖² is printed as (⅓ ± 0.01)·L·(1/L),
     derived as g(0)(|I₁|−|I₂|)/n = ⅙ (module docstring); the exact value s_μ₁ at each init, with the proven
     bound b_μ₁ on its distance from ⅙, against both. ε₁, ε₂ against their printed bounds and the 1 % conditions."""
-    derived = _derived()
+    derived = derived_leading_constant()
     if derived != sp.Rational(1, 6):
         raise InternalError(f"the derived leading constant came out {derived}, not 1/6: a bug")
     printed_lo, printed_hi = 1 / 3 - 0.01, 1 / 3 + 0.01
