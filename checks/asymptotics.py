@@ -684,25 +684,14 @@ def deviation_limit(s: Sequence[float], deviation: Sequence[float], error: Seque
                               f"deviations {D.tolist()[:4]})")
     order = np.argsort(x)
     x, D, err = x[order], D[order], err[order]
-    fits: dict[str, dict[str, float]] = {}
+    columns = {}  # the corrections that are finite and positive on the sweep
     for label, g in CORRECTIONS.items():
         with np.errstate(all="ignore"):
             column = g(x)
-        if not np.all(np.isfinite(column) & (column > 0)):
-            continue
-        design = np.column_stack([np.ones_like(x), column])
-        coef, *_ = np.linalg.lstsq(design / err[:, None], D / err, rcond=None)
-        residual = (D - design @ coef) / err
-        dof = x.size - 2
-        chi2 = float(residual @ residual)
-        cov = np.linalg.pinv((design / err[:, None]).T @ (design / err[:, None]))
-        birge = max(1.0, chi2 / dof) if dof > 0 else 1.0
-        se = float(np.sqrt(cov[0, 0] * birge))
-        t = stats.t.ppf(0.5 + level / 2, max(dof, 1))
-        # the part of the residuals beyond two of their errors, relative to the largest deviation
-        misfit = float(np.max(np.maximum(np.abs(D - design @ coef) - 2 * err, 0.0)) / max(float(np.max(D)), 1e-300))
-        fits[label] = {"D_inf": float(coef[0]), "a": float(coef[1]), "D_inf_low": float(coef[0] - t * se),
-                       "D_inf_high": float(coef[0] + t * se), "chi2": chi2, "dof": dof, "max_misfit": misfit}
+        if np.all(np.isfinite(column) & (column > 0)):
+            columns[label] = column
+    fits: dict[str, dict[str, float]] = {label: _deviation_fit(D, err, column, 1, level)
+                                         for label, column in columns.items()}
     best = min(fits, key=lambda k: fits[k]["chi2"])
     fit = fits[best]
     steps = np.diff(D)
@@ -731,13 +720,8 @@ def deviation_limit(s: Sequence[float], deviation: Sequence[float], error: Seque
                 f"{fit['D_inf_high']:.3g}] (g = {best}) lies below 0")
         # D >= 0 cannot have a negative limit: the one-term fit overshoots through curvature, so the next order
         # (D∞ + a·g + b·g², as for a ratio's limit) decides when the sweep has the points for it
-        seconds = {}
-        if x.size >= 4:
-            for label, g in CORRECTIONS.items():
-                with np.errstate(all="ignore"):
-                    ok = np.all(np.isfinite(g(x)) & (g(x) > 0))
-                if ok:
-                    seconds[label] = _second_order(x, D, err, g, level)
+        seconds = ({label: _deviation_fit(D, err, column, 2, level) for label, column in columns.items()}
+                   if x.size >= 4 else {})
         if seconds:
             best2 = min(seconds, key=lambda k: seconds[k]["chi2"])
             second = fits[f"{best2} + ({best2})^2"] = seconds[best2]
@@ -753,17 +737,23 @@ def deviation_limit(s: Sequence[float], deviation: Sequence[float], error: Seque
     return ApproximationDecision(status, text, x.tolist(), D.tolist(), fits, best)
 
 
-def _second_order(x: np.ndarray, D: np.ndarray, err: np.ndarray, g, level: float) -> dict[str, float]:
-    """D∞ of D ≈ D∞ + a·g(x) + b·g(x)² with its interval (Birge-scaled, Student t)."""
-    column = g(x)
-    design = np.column_stack([np.ones_like(x), column, column**2])
+def _deviation_fit(D: np.ndarray, err: np.ndarray, column: np.ndarray, degree: int,
+                   level: float) -> dict[str, float]:
+    """D ≈ D∞ + a·g + (b·g² when ``degree`` is 2) by weighted least squares: D∞ with its interval (Birge-scaled,
+    Student t), the coefficients, χ² and the misfit (the part of the residuals beyond two of their errors,
+    relative to the largest deviation)."""
+    design = np.column_stack([column**k for k in range(degree + 1)])
     weighted = design / err[:, None]
     coef, *_ = np.linalg.lstsq(weighted, D / err, rcond=None)
     residual = (D - design @ coef) / err
-    dof = x.size - 3
+    dof = D.size - degree - 1
     chi2 = float(residual @ residual)
     cov = np.linalg.pinv(weighted.T @ weighted)
     se = float(np.sqrt(cov[0, 0] * (max(1.0, chi2 / dof) if dof > 0 else 1.0)))
     t = stats.t.ppf(0.5 + level / 2, max(dof, 1))
-    return {"D_inf": float(coef[0]), "a": float(coef[1]), "b": float(coef[2]), "D_inf_low": float(coef[0] - t * se),
-            "D_inf_high": float(coef[0] + t * se), "chi2": chi2, "dof": dof}
+    misfit = float(np.max(np.maximum(np.abs(D - design @ coef) - 2 * err, 0.0)) / max(float(np.max(D)), 1e-300))
+    out = {"D_inf": float(coef[0]), "a": float(coef[1]), "D_inf_low": float(coef[0] - t * se),
+           "D_inf_high": float(coef[0] + t * se), "chi2": chi2, "dof": dof, "max_misfit": misfit}
+    if degree == 2:
+        out["b"] = float(coef[2])
+    return out

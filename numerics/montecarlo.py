@@ -45,6 +45,10 @@ from numerics._jit import jit
 Inputs = tuple[np.ndarray, ...]
 
 
+#: a single sample owning more than this share of the centred sum of squares flags a suspected heavy tail
+HEAVY_TAIL_SHARE = 0.1
+
+
 @dataclass(frozen=True)
 class Estimate:
     """An expectation with its standard error.
@@ -290,7 +294,7 @@ class MonteCarlo:
         chunk_size: int = 2**16,
         second_moment_finite: Callable[[Any], tuple[bool, str]] | None = None,
         workers: int = 1,
-        heavy_tail_share: float = 0.1,
+        heavy_tail_share: float = HEAVY_TAIL_SHARE,
     ) -> None:
         for name, fn in (("draw", draw), ("integrand", integrand)):
             if not callable(fn):
@@ -502,7 +506,7 @@ class ControlVariateMonteCarlo(MonteCarlo):
 
 
 def regression_estimate(stats: JointStats, known: Sequence[float], method: str = ControlVariateMonteCarlo.method,
-                        heavy_tail_share: float = 0.1, seed: Any = None) -> Estimate:
+                        heavy_tail_share: float = HEAVY_TAIL_SHARE, seed: Any = None) -> Estimate:
     """The regression estimator of :class:`ControlVariateMonteCarlo` from joint moments of (f, g₁..g_k) and the
     controls' exact means ``known``."""
     k = stats.means.size - 1
