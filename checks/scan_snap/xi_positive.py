@@ -39,9 +39,8 @@ TRAJECTORIES = {"K3_shared": (1.0, 0.1), "K3_own": (1.0, 0.1), "sym_multi_ct": (
 
 
 def assumption2(E: np.ndarray, M: int) -> bool:
-    """|λ₁(E)| < 1/K and min_i |λ_i(E)| >= 6/√M (Assumption 2 as the toolkit reads it, ``setting_quantities``)."""
-    lam = np.abs(np.linalg.eigvalsh(E))
-    return bool(lam.max() < 1 / len(E) and lam.min() >= 6 / math.sqrt(M))
+    """Whether Assumption 2 holds at E (:func:`numerics.models.scan_snap.data.assumption2`)."""
+    return data.assumption2(E, M)[0]
 
 
 def signs(E: np.ndarray, M: int, eprime_reading: str) -> dict[str, np.ndarray]:

@@ -118,10 +118,9 @@ def item_eq13_constants() -> Item:
     """ss.dv.eq13_constants — Eqn 13's ż_l ≈ −Kρ₀⁻⁴η_Zγe^{4z_l} and ξ_n ≈ Kρ₀⁻⁴γe^{4z_l} against the constants
     derived from Eqn 97 under Sec. 6's approximations (module docstring), on every structure of
     :data:`STRUCTURES`."""
-    zl = z
-    unit = rho0**-4 * sp.exp(4 * zl)
+    unit = rho0**-4 * sp.exp(4 * z)  # ρ₀⁻⁴e^{4z_l}
     domain = Domain({rho0: Interval(0.1, 10, scale="log"), etaZ: Interval(0.01, 10, scale="log"),
-                     gamma_value: Interval(1e-3, 10, scale="log"), zl: Interval(-10, 0)})
+                     gamma_value: Interval(1e-3, 10, scale="log"), z: Interval(-10, 0)})
     formulas = []
     for st in STRUCTURES:
         cz, cx = constants(st)

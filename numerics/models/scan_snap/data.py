@@ -219,17 +219,24 @@ def setting_quantities(lay: Layout, Z: np.ndarray | None = None) -> dict:
     distinct = [sorted(l for l in support[n] if counts[l] == 1) for n in range(lay.K)]
     F = features(lay, Z)
     E = F.T @ F - np.eye(lay.K)
-    lam = np.linalg.eigvalsh(E)
-    lam = lam[np.argsort(-np.abs(lam))]
-    margins = {
-        "M_over_K2": lay.M / lay.K**2,
-        "one_over_K_minus_abs_lambda1": 1 / lay.K - abs(lam[0]),
-        "min_abs_lambda_minus_6_over_sqrtM": float(np.min(np.abs(lam)) - 6 / np.sqrt(lay.M)),
-    }
+    holds, margins, lam = assumption2(E, lay.M)
     return {
         "M": lay.M, "K": lay.K, "psi": list(lay.psi), "next_token": list(lay.next_token),
         "support_sizes": [len(s) for s in support], "G_CT": common, "G_DT_sizes": [len(d) for d in distinct],
-        "E": E.tolist(), "spectrum": lam.tolist(), "assumption2_margins": margins,
-        "assumption2_holds": bool(margins["one_over_K_minus_abs_lambda1"] > 0
-                                  and margins["min_abs_lambda_minus_6_over_sqrtM"] >= 0),
+        "E": E.tolist(), "spectrum": lam.tolist(), "assumption2_margins": margins, "assumption2_holds": holds,
     }
+
+
+def assumption2(E: np.ndarray, M: int) -> tuple[bool, dict[str, float], np.ndarray]:
+    """Assumption 2 as the toolkit reads it at E = FᵀF − I (K × K) and vocabulary size M: |λ₁(E)| < 1/K and
+    min_i |λ_i(E)| >= 6/√M. Returns (whether it holds, the margins with M/K², the spectrum by decreasing |λ|)."""
+    K = E.shape[0]
+    lam = np.linalg.eigvalsh(E)
+    lam = lam[np.argsort(-np.abs(lam))]
+    margins = {
+        "M_over_K2": M / K**2,
+        "one_over_K_minus_abs_lambda1": 1 / K - abs(lam[0]),
+        "min_abs_lambda_minus_6_over_sqrtM": float(np.min(np.abs(lam)) - 6 / np.sqrt(M)),
+    }
+    holds = bool(margins["one_over_K_minus_abs_lambda1"] > 0 and margins["min_abs_lambda_minus_6_over_sqrtM"] >= 0)
+    return holds, margins, lam
