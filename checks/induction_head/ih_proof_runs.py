@@ -31,7 +31,7 @@ import sympy as sp
 from checks import along, configurations
 from checks.asymptotics import Asymptotic
 from checks.claim import Context, Param
-from checks.status import Status, combine
+from checks.status import Status, combine, status
 from derivations.errors import InvalidArgument, NumericalTrouble
 from derivations.induction_head.symbols import FLOW_MODES
 from numerics.trajectory import Trajectory
@@ -145,9 +145,11 @@ def _check(mode: str, ih_model_range: str) -> None:
 
 #: the integrator's tolerances, and the tighter ones a failing run is repeated at (``run_claim``)
 TOLERANCE, REFINED_TOLERANCE = (1e-10, 1e-13), (1e-12, 1e-16)
+#: the end of every run in units of S (spec: 60)
+HORIZON = 60.0
 
 
-def ih_runs(specs: Iterable[tuple], horizon_factor: float = 60.0,
+def ih_runs(specs: Iterable[tuple], horizon_factor: float = HORIZON,
             tolerance: tuple[float, float] = TOLERANCE) -> list[Run]:
     """Runs of (L, α*, w*, σ, mode, range) from h(0) = w(0) = σ (init eq4) to horizon_factor·S at
     ``tolerance`` = (rtol, atol), (1e-10, 1e-13) by default.
@@ -192,7 +194,7 @@ def _run_from(res, i: int, spec: tuple, horizon_factor: float) -> Run:
 
 
 def ih_run(L: int, alpha: float, wstar: float, sigma: float, mode: str = "paper",
-           ih_model_range: str = "canonical", horizon_factor: float = 60.0) -> Run:
+           ih_model_range: str = "canonical", horizon_factor: float = HORIZON) -> Run:
     """One run of :func:`ih_runs`."""
     return ih_runs([(L, alpha, wstar, sigma, mode, ih_model_range)], horizon_factor)[0]
 
@@ -234,7 +236,7 @@ def readings(ctx: Context) -> list[tuple[str, str]]:
 
 
 def runs_for(ctx: Context, configs: Iterable[Mapping[str, Any]], pairs: list[tuple[str, str]],
-             horizon_factor: float = 60.0) -> list[Run]:
+             horizon_factor: float = HORIZON) -> list[Run]:
     """Every (configuration, reading) run, canonical reading first within each configuration."""
     specs = [(cfg["L"], cfg["alpha"], cfg["wstar"], cfg["sigma"], mode, rng)
              for cfg, (mode, rng) in itertools.product(configs, pairs)]
@@ -350,14 +352,14 @@ def _refine_failures(runs: list[Run], records: list[dict[str, Any]], evaluate, m
         return records, []
     specs = [(runs[i].L, runs[i].alpha, runs[i].wstar, runs[i].sigma, runs[i].mode, runs[i].ih_model_range)
              for i in bad]
-    tight = ih_runs(specs, 60.0, tolerance=REFINED_TOLERANCE)  # runs_for's horizon
+    tight = ih_runs(specs, HORIZON, tolerance=REFINED_TOLERANCE)
     records = list(records)
     report = []
     for i, run in zip(bad, tight, strict=True):
         loose = {p: records[i]["parts"][p]["status"] for p in main if p in records[i]["parts"]}
         records[i] = run_record(run, evaluate(run), refined_from=loose)
         now = {p: records[i]["parts"][p]["status"] for p in main if p in records[i]["parts"]}
-        changed = {p: [str(getattr(loose[p], "value", loose[p])), str(getattr(now[p], "value", now[p]))]
+        changed = {p: [status(loose[p]).value, status(now[p]).value]
                    for p in loose if loose[p] != now.get(p)}
         report.append({"config": run.config, "reading": run.reading, "changed": changed,
                        "not_confirmed": bool(changed)})
