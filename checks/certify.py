@@ -41,6 +41,8 @@ import sympy as sp
 from flint import arb, ctx, fmpq
 
 from checks._arb_printer import Interval, _hi, _lo, interval_function, unroll_sums
+from checks._certify_compiled import CompiledProblem, compiled_search
+from derivations.conjugate import rationalise_cancellations
 from derivations.core import RegionInequality, symbolic_zero
 from derivations.errors import InvalidArgument
 
@@ -76,6 +78,13 @@ class Certificate:
     reason: str = ""
     touching_points: list[dict[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: boxes of the compiled search (double intervals, closing boxes re-proven in arb) and of the arb search
+    compiled_boxes: int = 0
+    arb_boxes: int = 0
+    #: the time of the box searches alone (without building the problem and the pre-filter), and
+    #: of the compiled search in it (its arb re-check included)
+    search_seconds: float = 0.0
+    compiled_seconds: float = 0.0
 
     @property
     def certified(self) -> bool:
@@ -174,6 +183,10 @@ class _Deadline:
         return self.left() <= 0
 
 
+#: exact zero tests at candidate touching points: at most this many per call, each this long (s)
+MAX_SYMBOLIC_ZERO_CALLS = 4
+SYMBOLIC_ZERO_SECONDS = 0.5
+
 #: expressions with more nodes than this are not differentiated further (a k-th derivative of a
 #: sum of exponential ratios roughly doubles in size per order, and SymPy's ``diff`` cannot be
 #: interrupted: the 8th derivative of q'(p) at L = 5 takes minutes)
@@ -190,6 +203,42 @@ def _size(expr: sp.Basic, cap: int) -> int:
     return n
 
 
+def _without_cancellation(margin: sp.Expr, symbols, box) -> tuple[sp.Expr, int]:
+    """The margin with cancelling sums P + Q√B in conjugate form (:mod:`derivations.conjugate`), and their count.
+
+    The rewrite is an identity wherever each conjugate is non-zero; as a guard against a slip
+    in it, the two forms are compared at 30 digits at five points of the box, and the margin
+    is kept as it is unless they agree there.
+    """
+    if _size(margin, MAX_DIFF_NODES) > MAX_DIFF_NODES:
+        return margin, 0
+    points = [{s: sp.Rational(lo + (hi - lo) * Fraction(k, 4)) for s, (lo, hi) in zip(symbols, box, strict=True)}
+              for k in (1, 2, 3)]
+    rewritten, count = rationalise_cancellations(margin, points)
+    if not count:
+        return margin, 0
+    import mpmath
+
+    try:
+        f, g = (sp.lambdify(symbols, e, modules="mpmath") for e in (margin, rewritten))
+    except (TypeError, NameError, SyntaxError, KeyError):
+        return margin, 0
+    with mpmath.workdps(30):
+        for i in range(1, 6):
+            point = [mpmath.mpf((lo + (hi - lo) * Fraction((i * (2 * j + 3)) % 11, 11)).numerator)
+                     / (lo + (hi - lo) * Fraction((i * (2 * j + 3)) % 11, 11)).denominator
+                     for j, (lo, hi) in enumerate(box)]
+            try:
+                a, b = f(*point), g(*point)
+            except (ValueError, ZeroDivisionError, TypeError, OverflowError):
+                continue
+            if not all(isinstance(v, mpmath.mpf) and mpmath.isfinite(v) for v in (a, b)):
+                continue
+            if abs(a - b) > mpmath.mpf(10) ** -20 * (1 + abs(a)):
+                return margin, 0
+    return rewritten, count
+
+
 class _Problem:
     """Margin, gradient and Hessian compiled to interval functions, plus the constraints.
 
@@ -197,13 +246,17 @@ class _Problem:
     help close boxes, so a derivative that is not available just leaves a box to bisection.
     """
 
-    def __init__(self, lhs, rhs, symbols, integers, strict, constraints, deadline: _Deadline):
+    def __init__(self, lhs, rhs, symbols, integers, strict, constraints, deadline: _Deadline, box=None):
         self.symbols = symbols
         self.strict = strict
         self.deadline = deadline
         self.lhs = unroll_sums(lhs, integers)
         self.rhs = unroll_sums(rhs, integers)
         self.margin_expr = sp.sympify(self.rhs - self.lhs)
+        self.rewrites = 0
+        self.symbolic_zero_calls = 0
+        if box is not None:
+            self.margin_expr, self.rewrites = _without_cancellation(self.margin_expr, symbols, box)
         self.f_lhs = interval_function(self.lhs, symbols)
         self.f_rhs = interval_function(self.rhs, symbols)
         self.f_margin = interval_function(self.margin_expr, symbols)
@@ -215,6 +268,7 @@ class _Problem:
         self._diff_seconds = 0.0
         self._faces: dict = {}
         self.constraints = []
+        self._constraint_exprs: list[sp.Expr] = []
         for relation in constraints:
             if not isinstance(relation, sp.core.relational.Relational) or isinstance(
                 relation, (sp.Eq, sp.Ne)
@@ -224,6 +278,20 @@ class _Problem:
                 relation.rhs, relation.lhs)
             expr = unroll_sums(big - small, integers)
             self.constraints.append((interval_function(expr, symbols), relation.rel_op in ("<", ">"), relation))
+            self._constraint_exprs.append(expr)
+        self._compiled: CompiledProblem | None | bool = False
+
+    @property
+    def compiled(self) -> CompiledProblem | None:
+        """The margin and constraints on one compiled tape, or None (a function the tape does not have)."""
+        if self._compiled is False:
+            try:
+                self._compiled = CompiledProblem(
+                    self.margin_expr, self._constraint_exprs, [strict for _, strict, _ in self.constraints],
+                    self.symbols, self.strict)
+            except InvalidArgument:
+                self._compiled = None
+        return self._compiled
 
     def _diff(self, expr: sp.Expr, sym: sp.Symbol, previous_seconds: float = 0.0) -> tuple[sp.Expr, float] | None:
         """``d expr / d sym`` with the time it took, or None when it would not fit the budget."""
@@ -449,9 +517,10 @@ def _exact_zero(expr: sp.Expr, subs: dict, problem: _Problem, f) -> int | None:
     if value.hi < 0:
         return -1
     # symbolic_zero runs under SIGALRM; a non-positive limit would mean no limit at all
-    seconds = min(2.0, problem.deadline.left())
-    if seconds < 0.01:
+    seconds = min(SYMBOLIC_ZERO_SECONDS, problem.deadline.left())
+    if seconds < 0.01 or problem.symbolic_zero_calls >= MAX_SYMBOLIC_ZERO_CALLS:
         return None
+    problem.symbolic_zero_calls += 1
     at = sp.sympify(expr).subs({s: sp.Rational(v.numerator, v.denominator) for s, v in subs.items()})
     return 0 if symbolic_zero(at, seconds) else None
 
@@ -601,10 +670,12 @@ def certify(
     constraints: Sequence[sp.Basic] = (),
     min_width: float = 1e-9,
     max_boxes: int = 200_000,
-    time_limit: float = 10.0,
+    arb_boxes: int = 20_000,
+    time_limit: float = 60.0,
     prec: int = 128,
     n_samples: int = 4000,
     seed: int = 0,
+    compiled: bool = True,
 ) -> Certificate:
     """Decide ``lhs <= rhs`` (``lhs < rhs`` if ``strict``) for every point of the closed ``box``.
 
@@ -622,10 +693,20 @@ def certify(
     min_width
         Smallest box width relative to each variable's range; a box that cannot be split further
         is left uncertified (reason ``depth limit``).
-    max_boxes, time_limit
-        Budgets; when one runs out the result is ``undecided``.
+    max_boxes, arb_boxes
+        Budgets in boxes, so that the certificate is the same on a busy or an idle machine:
+        ``max_boxes`` for the compiled search (double-precision intervals, every closing box
+        re-proven in arb), ``arb_boxes`` for the arb search of the boxes it hands on (too small
+        for doubles, or where the tangency tests are needed). When one runs out the result is
+        ``undecided``.
+    time_limit
+        A safety cap in seconds on the whole call (symbolic derivatives included); when it binds,
+        the reason says so and the result depends on the machine's speed.
     prec
         arb working precision in bits.
+    compiled
+        Run the compiled search first (default). Off, or for a function the compiled tape does
+        not have, every box goes through arb.
 
     Raises
     ------
@@ -644,13 +725,15 @@ def certify(
     saved = ctx.prec
     ctx.prec = prec
     try:
-        problem = _Problem(lhs, rhs, symbols, integers, strict, constraints, deadline)
-        return _run(problem, exact_box, start, min_width, max_boxes, time_limit, n_samples, seed)
+        problem = _Problem(lhs, rhs, symbols, integers, strict, constraints, deadline, exact_box)
+        return _run(problem, exact_box, start, min_width, (max_boxes if compiled else 0, arb_boxes), time_limit,
+                    n_samples, seed)
     finally:
         ctx.prec = saved
 
 
-def _run(problem: _Problem, box0, start, min_width, max_boxes, time_limit, n_samples, seed) -> Certificate:
+def _run(problem: _Problem, box0, start, min_width, budgets, time_limit, n_samples, seed) -> Certificate:
+    compiled_boxes, max_boxes = budgets
     symbols = problem.symbols
     notes: list[str] = []
     used: set[str] = set()
@@ -664,6 +747,7 @@ def _run(problem: _Problem, box0, start, min_width, max_boxes, time_limit, n_sam
         a, b = problem.f_lhs(args), problem.f_rhs(args)
         m = problem.f_margin(args)
         notes.append(how)
+        base["arb_boxes"] = n_arb
         return Certificate(
             "fails", how.split(":")[0], n_boxes, time.perf_counter() - start,
             point=_fmt_point(symbols, point), lhs_value=a.lo.str(20), rhs_value=b.lo.str(20),
@@ -676,7 +760,9 @@ def _run(problem: _Problem, box0, start, min_width, max_boxes, time_limit, n_sam
             return False
         return problem.violated(problem.f_margin(args))
 
-    n_boxes = 0
+    if problem.rewrites:
+        notes.append(f"margin: {problem.rewrites} cancelling sum(s) P + Q√B evaluated as (P² − Q²B)/(P − Q√B)")
+    n_boxes = n_arb = 0
     # 1. float pre-filter
     # n_samples <= 0 switches the pre-filter (and with it touching-point detection) off
     candidates, f_float = _prefilter(problem, box0, n_samples, seed) if n_samples > 0 else ([], None)
@@ -714,17 +800,50 @@ def _run(problem: _Problem, box0, start, min_width, max_boxes, time_limit, n_sam
     min_lower = None
     uncertified: list = []
     reason = ""
+    # 3. the compiled search; what it cannot close (or re-prove in arb) goes on to the arb search
+    search_start = time.perf_counter()
+    stage = None
+    if compiled_boxes > 0 and problem.compiled is not None:
+        stage = compiled_search(problem.compiled, boxes, box0, min_width=min_width, max_boxes=compiled_boxes,
+                                confirm=confirmed, keep_handed_on=max_boxes + MAX_REPORTED_BOXES,
+                                keep_unvisited=MAX_REPORTED_BOXES,
+                                expired=lambda: time.perf_counter() - start > time_limit)
+        n_boxes += stage.n_boxes
+        base["compiled_boxes"] = stage.n_boxes
+        base["compiled_seconds"] = time.perf_counter() - search_start
+        if stage.counterexample is not None:
+            return counterexample(stage.counterexample, "compiled search: box centre, confirmed in arb")
+        certified_volume += Fraction(stage.certified_volume) * total_volume
+        excluded_volume += Fraction(stage.excluded_volume) * total_volume
+        min_lower = stage.min_lower
+        used |= stage.kinds
+        boxes = stage.handed_on
+        uncertified += stage.unvisited
+        if stage.n_handed_on > len(stage.handed_on):
+            reason = reason or "box limit (arb search, arb_boxes)"
+            notes.append(f"the compiled search handed on {stage.n_handed_on} boxes, more than the arb search's "
+                         f"budget; only the first {len(stage.handed_on)} were searched")
+        if stage.timed_out:
+            reason = "time limit (a safety cap: the result may depend on the machine)"
+        elif stage.unvisited:
+            reason = "box limit (compiled search, max_boxes)"
+            notes.append(f"the compiled search ran out of boxes: the boxes it closed ({stage.unconfirmed_volume:.3g} "
+                         f"of the volume) were not re-proven in arb and are not counted")
+        if stage.recheck_failed:
+            notes.append(f"{stage.recheck_failed} of {stage.leaves} boxes closed by the compiled search were not "
+                         f"confirmed by the arb re-check and went to the arb search")
     counter = itertools.count()
     heap = [(0, next(counter), b) for b in boxes]
     while heap:
         if time.perf_counter() - start > time_limit:
-            reason = "time limit"
+            reason = reason or "time limit (a safety cap: the result may depend on the machine)"
             break
-        if n_boxes >= max_boxes:
-            reason = "box limit (max_boxes)"
+        if n_arb >= max_boxes:
+            reason = reason or "box limit (arb search, arb_boxes)"
             break
         _, _, b = heapq.heappop(heap)
         n_boxes += 1
+        n_arb += 1
         args = _intervals(b)
         m = problem.f_margin(args)
         lower = m.lo if not m.is_nan() else arb.nan()
@@ -807,6 +926,8 @@ def _run(problem: _Problem, box0, start, min_width, max_boxes, time_limit, n_sam
             key = float(lower.lower()) if lower.is_finite() else -math.inf
             heapq.heappush(heap, (key, next(counter), child))
     elapsed = time.perf_counter() - start
+    base["arb_boxes"] = n_arb
+    base["search_seconds"] = time.perf_counter() - search_start
     method = "+".join(["bisection", *sorted(used - {"bisection"})])
     if touches:
         notes.append("touching points (exact): " + "; ".join(str(_fmt_point(symbols, t.point)) for t in touches))
@@ -840,10 +961,16 @@ def _volume(box, widths) -> Fraction:
 
 
 def _split_index(box, widths, min_width) -> int | None:
+    """The widest variable (relative to its range) that may still be halved, or None.
+
+    A variable may be halved while the half is at least ``min_width`` of its range or, on a
+    box away from 0, of its distance to 0 (as in :func:`numerics.intervals._splittable`).
+    """
     best, best_w = None, 0.0
     for i, ((lo, hi), w) in enumerate(zip(box, widths, strict=True)):
         rel = float((hi - lo) / w)
-        if rel > best_w and rel / 2 >= min_width:
+        scale = min(w, lo) if lo > 0 else min(w, -hi) if hi < 0 else w
+        if rel > best_w and (hi - lo) / 2 >= min_width * scale:
             best, best_w = i, rel
     return best
 

@@ -41,16 +41,36 @@ from derivations.domain import Constraint, Domain
 from derivations.errors import InvalidArgument
 
 #: effort per budget: points per formula, symbolic-proof time limit (s), points per inequality,
-#: certification time limit per inequality and per item (s). The quick budget relies on the
-#: 30-digit comparison at sampled points and gives SymPy only a moment to prove the identity
-#: (agreement "numeric" instead of "exact" when it cannot), and the certifier a moment per
-#: inequality: enough to confirm counterexamples and to close easy regions.
+#: and the certifier's budgets. The quick budget relies on the 30-digit comparison at sampled
+#: points and gives SymPy only a moment to prove the identity (agreement "numeric" instead of
+#: "exact" when it cannot). Certification is budgeted in boxes, so that a verdict is the same on
+#: a busy or an idle machine: ``certify_boxes`` for the compiled interval search of one
+#: inequality, ``certify_arb_boxes`` for its arb search (per inequality, and in all per item);
+#: the ``*_seconds`` entries are safety caps only (a cap that binds is reported as such).
 EFFORT = {
     "quick": {"points": 8, "symbolic_seconds": 0.05, "inequality_points": 1000,
-              "certify_seconds": 0.3, "certify_item_seconds": 3.0},
+              "certify_boxes": 50_000, "certify_arb_boxes": 200, "certify_item_arb_boxes": 2_000,
+              "certify_seconds": 30.0, "certify_item_seconds": 300.0},
     "full": {"points": 24, "symbolic_seconds": 8.0, "inequality_points": 20000,
-             "certify_seconds": 30.0, "certify_item_seconds": 1800.0},
+             "certify_boxes": 5_000_000, "certify_arb_boxes": 20_000, "certify_item_arb_boxes": 200_000,
+             "certify_seconds": 1800.0, "certify_item_seconds": 7200.0},
 }
+
+
+@dataclass(frozen=True)
+class CertifyBudget:
+    """What one certification may spend: boxes of the compiled search, boxes of the arb search, a time cap (s)."""
+
+    boxes: int
+    arb_boxes: int
+    seconds: float
+
+    @classmethod
+    def of(cls, budget: str, factor: float = 1.0) -> CertifyBudget:
+        """The per-inequality budget of ``--budget`` (``quick``/``full``), scaled by ``factor``."""
+        effort = EFFORT[budget]
+        return cls(int(effort["certify_boxes"] * factor), int(effort["certify_arb_boxes"] * factor),
+                   effort["certify_seconds"] * factor)
 
 
 def deferred_build(derivations, item_id: str) -> Callable[[], Item]:
@@ -125,30 +145,38 @@ class ItemCheck:
         return in_reading(reading, getattr(self, "_deciding", None) or self.default_readings)
 
     def certification(self, ctx: Context, item: Item, fixed: Mapping[sp.Symbol, object]) -> list[dict[str, Any]]:
-        """Certify every region inequality of ``item`` within the budget (records in inequality order)."""
+        """Certify every region inequality of ``item`` within the budget (records in inequality order).
+
+        Each inequality gets the budget's boxes (times its ``budget_factor`` option); the arb
+        boxes of the item are shared out evenly among the inequalities not yet certified, so
+        the last ones are not starved by the first.
+        """
         effort = EFFORT[ctx.budget]
         end = time.perf_counter() + effort["certify_item_seconds"]
+        arb_left = effort["certify_item_arb_boxes"]
         out = []
         for i, inequality in enumerate(item.inequalities):
             options = self.certify_options.get(inequality.id) or self.certify_options.get(
                 inequality.id.removeprefix(item.id + "."), {})
-            left = end - time.perf_counter()
             local = {s: v for s, v in fixed.items() if s in inequality.domain.symbols}
-            passed = {k: v for k, v in options.items() if k != "time_factor"}
-            if left <= 0:
-                # the pre-filter (a confirmed counterexample) still runs: a failure must not
+            passed = {k: v for k, v in options.items() if k != "budget_factor"}
+            budget = CertifyBudget.of(ctx.budget, float(options.get("budget_factor", 1.0)))
+            share = arb_left // (len(item.inequalities) - i)
+            seconds = min(budget.seconds, end - time.perf_counter())
+            if seconds <= 0:
+                # the compiled search and the counterexample search still run: a failure must not
                 # depend on how long the inequalities before this one took
-                record = certify_region_inequality(inequality, local, 0.01, passed)
+                record = certify_region_inequality(inequality, local, CertifyBudget(budget.boxes, 0, 5.0), passed)
                 if record["status"] != "fails":
-                    record["reason"] = (f"counterexample search only: the item's certification budget "
+                    record["reason"] = (f"compiled search only: the item's safety cap on time "
                                         f"({effort['certify_item_seconds']:g} s at --budget {ctx.budget}) was "
-                                        f"spent on earlier inequalities")
+                                        f"reached by earlier inequalities")
                 out.append(record)
                 continue
-            # an even share of what is left, so the last inequalities are not starved by the first
-            share = left / (len(item.inequalities) - i)
-            seconds = min(effort["certify_seconds"] * float(options.get("time_factor", 1.0)), share)
-            out.append(certify_region_inequality(inequality, local, seconds, passed))
+            record = certify_region_inequality(
+                inequality, local, CertifyBudget(budget.boxes, min(budget.arb_boxes, share), seconds), passed)
+            arb_left -= record["arb_boxes"]
+            out.append(record)
         return out
 
     def __call__(self, ctx: Context) -> Outcome:
@@ -342,17 +370,18 @@ def integer_cases(inequality: RegionInequality, fixed: Mapping[sp.Symbol, object
 
 
 def certify_region_inequality(
-    inequality: RegionInequality, fixed: Mapping[sp.Symbol, object], seconds: float,
+    inequality: RegionInequality, fixed: Mapping[sp.Symbol, object], budget: CertifyBudget,
     options: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Certify ``inequality`` on its region (pinned parameters fixed) within ``seconds``.
+    """Certify ``inequality`` on its region (pinned parameters fixed) within ``budget``.
 
-    Returns the record of ``evidence["certification"]``: ``inequality`` (id), ``status``
-    (certified | fails | undecided; over several integer cases the worst), ``boxes``, ``margin``
-    (smallest certified lower bound of rhs - lhs), ``coverage`` (certified fraction of the region,
-    the mean over integer cases), ``counterexample`` (point, both sides, margin; or None),
-    ``method``, ``seconds``, ``reason``, and ``cases`` (one entry per integer case) when there
-    are integer symbols.
+    Integer cases share the budget evenly. Returns the record of ``evidence["certification"]``:
+    ``inequality`` (id), ``status`` (certified | fails | undecided; over several integer cases
+    the worst), ``boxes`` (``compiled_boxes`` + ``arb_boxes``), ``margin`` (smallest certified
+    lower bound of rhs - lhs), ``coverage`` (certified fraction of the region, the mean over
+    integer cases), ``counterexample`` (point, both sides, margin; or None), ``method``,
+    ``seconds``, ``reason``, and ``cases`` (one entry per integer case) when there are integer
+    symbols.
     """
     from checks.certify import certify_inequality  # python-flint is imported only when certifying
 
@@ -362,25 +391,30 @@ def certify_region_inequality(
         if sym in inequality.domain.intervals:
             box[sym] = (value, value)
     cases = integer_cases(inequality, fixed)
-    end = time.perf_counter() + seconds
+    end = time.perf_counter() + budget.seconds
+    arb_left = budget.arb_boxes
     records = []
     for i, case in enumerate(cases):
         if records and records[-1]["status"] == "fails":
             break  # the inequality fails: the remaining cases cannot change that
         left = end - time.perf_counter()
         if left <= 0:
-            records.append({"integers": case, "status": "undecided", "boxes": 0, "margin": None, "coverage": 0.0,
-                            "counterexample": None, "method": "none", "seconds": 0.0,
-                            "reason": "time limit (not started)", "uncertified_boxes": []})
+            records.append({"integers": case, "status": "undecided", "boxes": 0, "compiled_boxes": 0,
+                            "arb_boxes": 0, "margin": None, "coverage": 0.0, "counterexample": None,
+                            "method": "none", "seconds": 0.0,
+                            "reason": "safety cap on time reached (not started)", "uncertified_boxes": []})
             continue
         try:
             cert = certify_inequality(inequality, integers=case, box=box, time_limit=left / (len(cases) - i),
-                                      **options)
+                                      max_boxes=budget.boxes // len(cases),
+                                      arb_boxes=arb_left // (len(cases) - i), **options)
         except InvalidArgument as error:  # e.g. an unbounded range or a function arb cannot evaluate
-            records.append({"integers": case, "status": "undecided", "boxes": 0, "margin": None, "coverage": 0.0,
-                            "counterexample": None, "method": "none", "seconds": 0.0,
+            records.append({"integers": case, "status": "undecided", "boxes": 0, "compiled_boxes": 0,
+                            "arb_boxes": 0, "margin": None, "coverage": 0.0, "counterexample": None,
+                            "method": "none", "seconds": 0.0,
                             "reason": f"not certifiable as encoded: {error}", "uncertified_boxes": []})
             continue
+        arb_left -= cert.arb_boxes
         records.append(_case_record(case, cert))
     return _combine(inequality.id, records)
 
@@ -402,7 +436,8 @@ def _case_record(case: Mapping[sp.Symbol, int], cert) -> dict[str, Any]:
     shrunk = [n for n in cert.notes if "shrunk" in n]
     if shrunk and not cert.fails:
         reason = "; ".join(filter(None, [reason, *shrunk]))
-    return {"integers": case, "status": cert.status, "boxes": cert.n_boxes, "margin": cert.min_margin_lower,
+    return {"integers": case, "status": cert.status, "boxes": cert.n_boxes, "compiled_boxes": cert.compiled_boxes,
+            "arb_boxes": cert.arb_boxes, "margin": cert.min_margin_lower,
             "coverage": coverage, "counterexample": counterexample, "method": method,
             "seconds": cert.elapsed, "reason": reason,
             "uncertified_boxes": cert.uncertified[:5] if cert.status == "undecided" else []}
@@ -417,6 +452,8 @@ def _combine(name: str, records: list[dict[str, Any]]) -> dict[str, Any]:
         "inequality": name,
         "status": status,
         "boxes": sum(r["boxes"] for r in records),
+        "compiled_boxes": sum(r["compiled_boxes"] for r in records),
+        "arb_boxes": sum(r["arb_boxes"] for r in records),
         "margin": min(margins) if margins else None,
         "coverage": sum(r["coverage"] for r in records) / len(records),
         "counterexample": decisive["counterexample"],

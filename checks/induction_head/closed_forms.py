@@ -300,11 +300,11 @@ _register("ih.cf.lemma8", "[W] Lemma 8", "[F] Lemma D.4",
           _item(four_gram.item_lemma8, [MonteCarloCheck("coincidence", mc_lemma8)]),
           (Param("L", quick=(6, 40), doc=_MC_GRID), Param("p", quick=(0.05, 0.5, 2.0), doc=_MC_GRID)),
           S.domain(S.L, S.p))
-# the m/M² and m(2p)/m(p) bounds need ~20-30 boxes per L (bisection down to the edge of the printed
-# choice of L), a few times the quick budget's share; the 1/M bounds close in a few boxes
+# the m/M² and m(2p)/m(p) bounds need ~20-30 arb boxes per L (bisection down to the edge of the
+# printed choice of L), a few times the quick budget's share; the 1/M bounds close in a few boxes
 _register("ih.cf.ratios", "[W] C.3.1 Part I", "[F] C.1 Part I",
           _item(four_gram.item_ratios, certify_options={
-              f"{name}_xi.{side}": {"time_factor": 3.0}
+              f"{name}_xi.{side}": {"budget_factor": 3.0}
               for name in ("m_over_M2", "m2p_over_mp") for side in ("lower", "upper")}),
           ("L", "p"), S.domain(S.L, S.p))
 _register("ih.cf.L_G4", "[W] Eq. (7)", "[F] Eq. (19)",
@@ -454,7 +454,7 @@ def _reduction_checked(steps: list[sp.Expr], what: str) -> None:
 def lemma6_certificate(ctx: Context) -> dict[str, Any]:
     """Certify Lemma 6 for two logits (reduction in ``LEMMA6_REDUCTION``; each step checked by SymPy)."""
     from derivations.core import RegionInequality
-    from checks.kinds import certify_region_inequality
+    from checks.kinds import CertifyBudget, certify_region_inequality
 
     a, delta = sp.Symbol("a", real=True), sp.Symbol("delta", nonnegative=True)
     theta, theta2 = (a, sp.Integer(0)), (a + delta / 2, -delta / 2)
@@ -466,13 +466,13 @@ def lemma6_certificate(ctx: Context) -> dict[str, Any]:
         Domain({a: Interval(-20, 20, False, False), delta: Interval(0, 20, False, False)}),
         description="||sm(θ) - sm(θ')||_1 ≤ 2||θ - θ'||_∞ for two logits, reduced to 2(σ(a+δ) - σ(a)) ≤ δ",
     )
-    return certify_region_inequality(inequality, {}, 2.0 if ctx.quick else 60.0)
+    return certify_region_inequality(inequality, {}, CertifyBudget.of(ctx.budget))
 
 
 def lemma6_certificate_three(ctx: Context) -> dict[str, Any]:
     """Certify Lemma 6 for three logits on θ, θ' ∈ [-10, 10]³ (reduction in ``LEMMA6_REDUCTION``)."""
     from derivations.core import RegionInequality
-    from checks.kinds import certify_region_inequality
+    from checks.kinds import CertifyBudget, certify_region_inequality
 
     t1, t2, t3, delta = sp.symbols("theta1 theta2 theta3 delta", real=True)
     a = sp.Symbol("a", real=True)
@@ -489,7 +489,7 @@ def lemma6_certificate_three(ctx: Context) -> dict[str, Any]:
         description="||sm(θ) - sm(θ')||_1 ≤ 2||θ - θ'||_∞ for three logits, one coordinate at a time: "
                     "reduced to 3(σ(a+δ) - σ(a)) ≤ δ",
     )
-    return certify_region_inequality(inequality, {}, 2.0 if ctx.quick else 60.0)
+    return certify_region_inequality(inequality, {}, CertifyBudget.of(ctx.budget))
 
 
 register(Claim("ih.cf.lemma6", PAPER, "[W] Lemma 6 (App. D)", "formula", check_lemma6,
@@ -529,7 +529,6 @@ def _smallest_L(sigma: float) -> int:
 
 #: the certified p-range above σ, as sampled by ``_xi_sup``; beyond it every |ξ_i| < L²e^{-60}
 XI_P_SPAN = 60
-XI_CERTIFY_SECONDS = {"quick": 2.0, "full": 120.0}
 
 
 def xi_certification(ctx: Context, L: int, sigma: float, p_t1g: float) -> list[dict[str, Any]]:
@@ -540,15 +539,15 @@ def xi_certification(ctx: Context, L: int, sigma: float, p_t1g: float) -> list[d
     fixed, so the check is one-variable. A counterexample records whether the trajectory visits
     its p (p >= p(T_1^g)).
     """
-    from checks.kinds import certify_region_inequality
+    from checks.kinds import CertifyBudget, certify_region_inequality
 
     lo = sp.Rational(str(sigma))
     box = {S.p: (lo, lo + XI_P_SPAN)}
     pairs = four_gram.xi_bound_inequalities(L, (lo, lo + XI_P_SPAN))
-    seconds = XI_CERTIFY_SECONDS[ctx.budget] / len(pairs)
+    budget = CertifyBudget.of(ctx.budget)
     out = []
     for inequality, names in pairs:
-        record = certify_region_inequality(inequality, {}, seconds, {"box": box})
+        record = certify_region_inequality(inequality, {}, budget, {"box": box})
         record.update(L=L, region=f"p in [{lo}, {lo + XI_P_SPAN}]", stands_for=names)
         if record["counterexample"]:
             p_value = float(sp.Rational(record["counterexample"]["point"]["p"]))

@@ -278,3 +278,31 @@ def test_derivative_chain_decides_each_order_and_sign_once(monkeypatch):
     problem = _Problem(sp.Integer(0), sp.sin(x) - R(1, 2), [x], {}, False, [], _Deadline(time.perf_counter(), 60))
     assert not _derivative_chain(problem, ((Fraction(0), Fraction(3)),))
     assert len(calls) == len(set(calls)) <= 2 * 9
+
+
+def test_compiled_and_arb_paths_agree():
+    """The compiled search (double intervals, boxes re-proven in arb) and the arb search alone reach the same
+    status on known-true and known-false inequalities."""
+    cases = [(sp.log(1 + x), x, {x: (0, 100)}), (sp.sqrt(x), (1 + x) / 2, {x: (0, 4)}),
+             (x * y, (x**2 + y**2) / 2, {x: (-2, 2), y: (-2, 2)}), (x**2, x / 2, {x: (0, 1)})]
+    for lhs, rhs, box in cases:
+        fast = certify(lhs, rhs, box, max_boxes=50_000, arb_boxes=500, time_limit=60)
+        slow = certify(lhs, rhs, box, compiled=False, arb_boxes=5000, time_limit=60)
+        assert fast.status == slow.status, (lhs, rhs, fast.reason, slow.reason)
+        if fast.fails:
+            assert violates_at_50_digits(lhs, rhs, fast)
+
+
+def test_singular_end_with_cancellation_is_certified():
+    """w° ≥ w*/2 on (0, 1/√2) ([W] Eq. (11)): 0/0 at w* = 0 and a cancelling √ inside w°. True from first
+    principles (w° = w*/√3 + O(w*⁵) near 0, and sampled); the certifier must prove it within the quick
+    budget, the same on every run."""
+    from checks.kinds import CertifyBudget, certify_region_inequality
+    from derivations.induction_head.ih_head import item_w_circ
+
+    above_half, increasing = item_w_circ().inequalities
+    budget = CertifyBudget.of("quick")
+    records = [certify_region_inequality(above_half, {}, budget) for _ in range(2)]
+    assert records[0]["status"] == "certified", records[0]["reason"]
+    assert records[0]["boxes"] == records[1]["boxes"]
+    assert certify_region_inequality(increasing, {}, budget)["status"] == "certified"
