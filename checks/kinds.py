@@ -49,7 +49,7 @@ from derivations.errors import InvalidArgument
 #: the ``*_seconds`` entries are safety caps only (a cap that binds is reported as such).
 EFFORT = {
     "quick": {"points": 8, "symbolic_seconds": 0.05, "inequality_points": 1000,
-              "certify_boxes": 50_000, "certify_arb_boxes": 200, "certify_item_arb_boxes": 2_000,
+              "certify_boxes": 20_000, "certify_arb_boxes": 100, "certify_item_arb_boxes": 1_000,
               "certify_seconds": 30.0, "certify_item_seconds": 300.0},
     "full": {"points": 24, "symbolic_seconds": 8.0, "inequality_points": 20000,
              "certify_boxes": 5_000_000, "certify_arb_boxes": 20_000, "certify_item_arb_boxes": 200_000,
