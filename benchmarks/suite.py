@@ -474,6 +474,96 @@ def co_flow(quick: bool = False) -> Result:
                          "drift of ‖W‖² − ‖W_V‖² (conserved)": float(np.max(np.abs(balance - balance[0])))})
 
 
+#: the batched sweep of issue #16 on one machine with 16 cores and an H100: diffrax (Dopri5, vmap) on the
+#: GPU, trajectories per second, the figure a CPU machine is to beat
+H100_DIFFRAX_RATE = 2564.0
+
+
+def _normalised_gap(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> float:
+    """max |a − b| / (atol + rtol·|b|) over finite entries: agreement in units of the tolerance."""
+    ok = np.isfinite(a) & np.isfinite(b)
+    return float(np.max(np.abs(a[ok] - b[ok]) / (atol + rtol * np.abs(b[ok])))) if ok.any() else math.nan
+
+
+def ih_batch(quick: bool = False) -> Result:
+    """The Stage-II sweep of issue #16: (p, g, h, ln w) from random (L, α*, w*, σ), t ∈ [0, 2·10⁴], rtol 1e-8.
+
+    L ∈ {40, 100, 400}, α* ∈ {0.5, 1, 4}, w* ∈ U(0.2, 0.6), σ ∈ 10^U(−4, −2) (:func:`sweep_points`),
+    no events. "Before": ``integrate_batch`` with Dormand–Prince, as every sweep ran until now
+    (about 6 100 steps per trajectory), on a subset. "Now": Rodas4P with the generated exact Jacobian
+    on all points (512 per core, 128 at quick). Rates are trajectories per core-second, at one numba
+    thread; then the scaling of "now" from 1 thread to all cores, bit-identical final states
+    across thread counts, and the gap between the two methods' final states in units of the
+    tolerance. Peers: SciPy ``solve_ivp`` (LSODA, the Python right-hand side a researcher would
+    write) on a few points, and diffrax on the CPU when JAX is installed.
+    """
+    import numba
+    from ih_flow_reference import rhs_python
+    from scipy.integrate import solve_ivp
+
+    from numerics.ode import Tolerance, integrate_batch
+
+    field = _flow_field()
+    cores = os.cpu_count() or 1
+    n = (128 if quick else 512) * cores
+    n_before = 64 if quick else 256
+    y0s, params = sweep_points(n, seed=16)
+    rtol, atol = 1e-8, 1e-11
+    tol = Tolerance(rtol, atol)
+    span = (0.0, 2e4)
+    available = numba.config.NUMBA_NUM_THREADS
+    previous = numba.get_num_threads()
+    results, seconds = {}, {}
+    try:
+        numba.set_num_threads(1)
+        integrate_batch(field, y0s[:2], params[:2], span, tol=tol, method="rodas4p")  # compile
+        integrate_batch(field, y0s[:2], params[:2], span, tol=tol)
+        start = time.perf_counter()
+        before = integrate_batch(field, y0s[:n_before], params[:n_before], span, tol=tol)
+        seconds["before"] = time.perf_counter() - start
+        threads = sorted({1, *(t for t in (2, 4, 8, 16, 32, 64) if t <= available), available})
+        for t in threads:
+            numba.set_num_threads(t)
+            start = time.perf_counter()
+            results[t] = integrate_batch(field, y0s, params, span, tol=tol, method="rodas4p")
+            seconds[t] = time.perf_counter() - start
+    finally:
+        numba.set_num_threads(previous)
+    rate_before = n_before / seconds["before"]
+    rate_now = n / seconds[1]
+    identical = all(np.array_equal(results[1].y_final, r.y_final, equal_nan=True) for r in results.values())
+    gap = _normalised_gap(results[1].y_final[:n_before], before.y_final, rtol, atol)
+    n_scipy = 2 if quick else 6
+    start = time.perf_counter()
+    for y0, (L, alpha, wstar, _) in zip(y0s[:n_scipy], params[:n_scipy], strict=True):
+        solve_ivp(rhs_python, span, y0, method="LSODA", rtol=rtol, atol=atol, args=(L, alpha, wstar))
+    scipy_rate = n_scipy / (time.perf_counter() - start)
+    peers = [Peer("tdcheck before (Dormand–Prince, 1 thread)", 1 / rate_before, rate_now / rate_before,
+                  f"{rate_before:.0f} trajectories/s, {np.median(before.n_steps):.0f} steps"),
+             Peer("scipy solve_ivp LSODA (Python rhs)", 1 / scipy_rate, rate_now / scipy_rate,
+                  f"{scipy_rate:.2f} trajectories/s on {n_scipy} points")]
+    try:
+        import diffrax  # noqa: F401
+        import jax  # noqa: F401
+
+        peers.append(Peer("diffrax (JAX, CPU)", None, None, "installed, but the JAX peer is not written yet"))
+    except ImportError:
+        peers.append(Peer("diffrax (JAX, CPU)", None, None, "skipped: JAX/diffrax not installed"))
+    rates = {t: n / s for t, s in seconds.items() if t != "before"}
+    return Result("ih-batch", f"{n} Stage-II trajectories (issue #16 sweep), seconds per trajectory on one core",
+                  1 / rate_now, peers, target="≥10× the Dormand–Prince path per core-second, final states within tolerance",
+                  met=bool(rate_now >= 10 * rate_before and gap <= 10),
+                  extra={"trajectories/s per core (now, 1 thread)": round(rate_now, 1),
+                         "trajectories/s by threads": {t: round(r, 1) for t, r in rates.items()},
+                         "speed-up 1 → all threads": round(rates[max(rates)] / rates[1], 2),
+                         "final states identical across thread counts": identical,
+                         "max final-state gap, Rodas4P vs Dormand–Prince (units of atol + rtol|y|)": round(gap, 3),
+                         "median steps now": float(np.median(results[1].n_steps)),
+                         "cores to match the H100 diffrax figure (2564 trajectories/s)":
+                             math.ceil(H100_DIFFRAX_RATE / rate_now),
+                         "points ok": int(results[1].ok.sum())})
+
+
 #: the ih inequalities of the certify benchmark: (item builder, inequality id suffix), across items
 CERTIFY_INEQUALITIES = (
     ("ih_head.item_w_circ", "w_circ.above_half"),
@@ -539,6 +629,7 @@ def certify(quick: bool = False) -> Result:
 BENCHMARKS = {
     "ih-flow": ih_flow,
     "ih-sweep": ih_sweep,
+    "ih-batch": ih_batch,
     "ih-mc": ih_mc,
     "ih-sgd": ih_sgd,
     "rl-gd": rl_gd,

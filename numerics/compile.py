@@ -900,8 +900,11 @@ def _field_header(name, rhs, state, params, events, stable) -> list[str]:
     return header
 
 
-def _field_function(writer, fname, signature, exprs, names, unpack, guards, settings) -> str:
-    """Return one ``@jit`` function writing ``out[j]``, NaN while an event in ``guards[j]`` is unfired."""
+def _field_function(writer, fname, signature, exprs, names, unpack, guards, settings, targets=None) -> str:
+    """Return one ``@jit`` function writing ``out[j]``, NaN while an event in ``guards[j]`` is unfired.
+
+    ``targets[j]`` replaces the index ``j`` (e.g. ``"1, 0"`` for a matrix entry).
+    """
     exprs = [e.xreplace(names) for e in exprs]
     lines, outs = writer.body(exprs, **settings)
     used = set().union(*(e.free_symbols for e in exprs)) if exprs else set()
@@ -909,6 +912,7 @@ def _field_function(writer, fname, signature, exprs, names, unpack, guards, sett
     code += [f"    {sym} = {source}" for sym, source in unpack if sym in used]
     code += [f"    {line}" for line in lines]
     for j, (out, guard) in enumerate(zip(outs, guards, strict=True)):
+        j = targets[j] if targets is not None else j
         if guard:
             cond = " or ".join(f"math.isnan(event_times[{k}])" for k in guard)
             code += [
@@ -945,8 +949,9 @@ def _event_dependencies(expr: sp.Expr, spec: EventSpec, names: list[str], states
     return sorted(deps, key=names.index)
 
 
-def _write_field(name, rhs, state, params, events, stable, time, event_names, state_names) -> ModuleType:
-    """Rewrite, check and print a vector field and its events into a generated module."""
+def _write_field(name, rhs, state, params, events, stable, time, event_names, state_names,
+                 jacobian: bool = False) -> ModuleType:
+    """Rewrite, check and print a vector field, its events and (if asked) its Jacobian into a generated module."""
     allowed = set(state) | set(params) | ({time} if time is not None else set())
     hint = "add them to state, params" + (
         ", time" if time is not None else "; pass time= if it is the time variable"
@@ -971,6 +976,15 @@ def _write_field(name, rhs, state, params, events, stable, time, event_names, st
     ]
     no_guards = [[] for _ in rhs_exprs]
     writer.add(_field_function(writer, "rhs", "t, y, params, out", rhs_exprs, names, unpack, no_guards, {}))
+    if jacobian:
+        # differentiated before the stable rewrites (SymPy knows the derivatives of its own functions;
+        # d/dy of a Sum is the Sum of the derivatives, which the loop writer fuses like any other)
+        entries = [sp.diff(sp.sympify(r), y) for r in rhs for y in state]
+        jac_exprs, _ = _prepare(entries, stable, f"{name}.jac", allowed, hint)
+        n = len(state)
+        targets = [f"{i}, {j}" for i in range(n) for j in range(n)]
+        writer.add(_field_function(writer, "jac", "t, y, params, out", jac_exprs, names, unpack,
+                                   [[] for _ in jac_exprs], {}, targets))
     if events:
         guards = [[event_names.index(d) for d in dep] for dep in deps]
         settings = {
@@ -991,6 +1005,7 @@ def vector_field(
     events: Sequence[EventSpec] = (),
     stable: dict | None = None,
     time: sp.Symbol | None = None,
+    jacobian: bool = False,
 ):
     """Generate ``rhs(t, y, params, out)`` and, with events, ``events(t, y, params, times, states, out)``.
 
@@ -1009,6 +1024,9 @@ def vector_field(
         Stable forms, applied to the right-hand sides and the event expressions.
     time
         The time symbol, if the field or an event depends on time (read from ``t``).
+    jacobian
+        Also generate ``jac(t, y, params, out)``, the exact Jacobian ``out[i, j] = ∂f_i/∂y_j``
+        differentiated by SymPy, for the stiff methods (which otherwise difference ``rhs``).
 
     Returns
     -------
@@ -1024,11 +1042,16 @@ def vector_field(
     event_names = [e.name for e in events]
     state_names = [s.name for s in state]
     key = memo_key("vector_field", name, rhs, state, params,
-                   [(e.name, e.expr, e.direction, e.terminal) for e in events], stable, time)
+                   [(e.name, e.expr, e.direction, e.terminal) for e in events], stable, time,
+                   *(["jacobian"] if jacobian else []))
     module = recall(key)
     if module is None:
-        module = _write_field(name, rhs, state, params, events, stable, time, event_names, state_names)
+        module = _write_field(name, rhs, state, params, events, stable, time, event_names, state_names, jacobian)
         remember(key, module)
+    jac_disp = None
+    if jacobian:
+        jac_disp = module.jac
+        jac_disp.compile("void(float64, float64[::1], float64[::1], float64[:, ::1])")
 
     rhs_disp = module.rhs
     rhs_disp.compile("void(float64, float64[::1], float64[::1], float64[::1])")
@@ -1048,6 +1071,7 @@ def vector_field(
         event_directions=tuple(e.direction for e in events),
         terminal=tuple(bool(e.terminal) for e in events),
         state_names=tuple(state_names),
+        jac=jac_disp,
     )
 
 
