@@ -36,11 +36,11 @@ def _best(fn, repeats: int) -> float:
     return min(times)
 
 
-def _flow_field():
+def _flow_field(closed_sums: bool = True):
     """tdcheck's generated Stage-II field (paper flow, canonical ranges) without its events."""
     from numerics.models.induction_head import stage2_flow
 
-    field = stage2_flow("paper")
+    field = stage2_flow("paper", closed_sums=closed_sums)
     return dataclasses.replace(field, events=None, event_names=(), event_directions=(), terminal=())
 
 
@@ -489,9 +489,10 @@ def ih_batch(quick: bool = False) -> Result:
     """The Stage-II sweep of issue #16: (p, g, h, ln w) from random (L, α*, w*, σ), t ∈ [0, 2·10⁴], rtol 1e-8.
 
     L ∈ {40, 100, 400}, α* ∈ {0.5, 1, 4}, w* ∈ U(0.2, 0.6), σ ∈ 10^U(−4, −2) (:func:`sweep_points`),
-    no events. "Before": ``integrate_batch`` with Dormand–Prince, as every sweep ran until now
-    (about 6 100 steps per trajectory), on a subset. "Now": Rodas4P with the generated exact Jacobian
-    on all points (512 per core, 128 at quick). Rates are trajectories per core-second, at one numba
+    no events. "Before": ``integrate_batch`` with Dormand–Prince and the sums as loops, as every
+    sweep ran until now (about 6 100 steps per trajectory), on a subset. "Now": Rodas4P with the
+    generated exact Jacobian and the sums of more than 128 terms in closed form, on all points
+    (512 per core, 128 at quick). Rates are trajectories per core-second, at one numba
     thread; then the scaling of "now" from 1 thread to all cores, bit-identical final states
     across thread counts, and the gap between the two methods' final states in units of the
     tolerance. Peers: SciPy ``solve_ivp`` (LSODA, the Python right-hand side a researcher would
@@ -503,7 +504,7 @@ def ih_batch(quick: bool = False) -> Result:
 
     from numerics.ode import Tolerance, integrate_batch
 
-    field = _flow_field()
+    field, loops = _flow_field(), _flow_field(closed_sums=False)
     cores = os.cpu_count() or 1
     n = (128 if quick else 512) * cores
     n_before = 64 if quick else 256
@@ -517,9 +518,9 @@ def ih_batch(quick: bool = False) -> Result:
     try:
         numba.set_num_threads(1)
         integrate_batch(field, y0s[:2], params[:2], span, tol=tol, method="rodas4p")  # compile
-        integrate_batch(field, y0s[:2], params[:2], span, tol=tol)
+        integrate_batch(loops, y0s[:2], params[:2], span, tol=tol)
         start = time.perf_counter()
-        before = integrate_batch(field, y0s[:n_before], params[:n_before], span, tol=tol)
+        before = integrate_batch(loops, y0s[:n_before], params[:n_before], span, tol=tol)
         seconds["before"] = time.perf_counter() - start
         threads = sorted({1, *(t for t in (2, 4, 8, 16, 32, 64) if t <= available), available})
         for t in threads:
@@ -538,7 +539,7 @@ def ih_batch(quick: bool = False) -> Result:
     for y0, (L, alpha, wstar, _) in zip(y0s[:n_scipy], params[:n_scipy], strict=True):
         solve_ivp(rhs_python, span, y0, method="LSODA", rtol=rtol, atol=atol, args=(L, alpha, wstar))
     scipy_rate = n_scipy / (time.perf_counter() - start)
-    peers = [Peer("tdcheck before (Dormand–Prince, 1 thread)", 1 / rate_before, rate_now / rate_before,
+    peers = [Peer("tdcheck before (Dormand–Prince, loops, 1 thread)", 1 / rate_before, rate_now / rate_before,
                   f"{rate_before:.0f} trajectories/s, {np.median(before.n_steps):.0f} steps"),
              Peer("scipy solve_ivp LSODA (Python rhs)", 1 / scipy_rate, rate_now / scipy_rate,
                   f"{scipy_rate:.2f} trajectories/s on {n_scipy} points")]

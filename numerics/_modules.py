@@ -93,9 +93,14 @@ def _stamp() -> str:
     the code that wrote it."""
     from importlib.metadata import version
 
+    from numerics.printer import HELPER_MODULES
+
     here = Path(__file__).parent
     digest = hashlib.sha256("|".join([sys.version, *(version(n) for n in ("sympy", "numpy", "numba"))]).encode())
-    for name in ("compile.py", "printer.py", "stable.py", "_jit.py", "_modules.py"):
+    # the helper modules' code is compiled into the generated kernels' numba cache: a change there
+    # must lead to a new module, not to the old one whose cache holds the old helpers
+    helpers = sorted({module.removeprefix("numerics.") + ".py" for module in HELPER_MODULES.values()})
+    for name in ("compile.py", "printer.py", "_jit.py", "_modules.py", *helpers):
         path = here / name
         if path.exists():
             digest.update(path.read_bytes())

@@ -359,6 +359,24 @@ def _geometric_split(term: sp.Expr, k: sp.Symbol) -> tuple[sp.Expr, sp.Expr, sp.
     return rest_expr, slope, sp.expand(exponent - slope * k)
 
 
+#: geometric sums of more terms than this are evaluated in closed form (when their weights allow)
+LOOP_TERMS = 128
+
+
+def _polynomial_weights(rests: list[sp.Expr], k: sp.Symbol) -> list[list[sp.Expr]] | None:
+    """The coefficients [r₀, r₁, (r₂)] in k of each weight, or None unless every one is a polynomial of degree ≤ 2."""
+    out = []
+    for rest in rests:
+        expanded = sp.expand(rest)
+        if not expanded.is_polynomial(k):
+            return None
+        poly = sp.Poly(expanded, k)
+        if poly.degree() > 2 or any(c.has(k) for c in poly.all_coeffs()):
+            return None
+        out.append(list(reversed(poly.all_coeffs())))
+    return out
+
+
 def _header_expr(expr: sp.Basic) -> str:
     text = sp.sstr(expr)
     if len(text) > _HEADER_LIMIT:
@@ -373,8 +391,9 @@ def _header_expr(expr: sp.Basic) -> str:
 class _ModuleWriter:
     """Collects the functions of one generated module; turns sums into loop helpers."""
 
-    def __init__(self, header: list[str]):
+    def __init__(self, header: list[str], closed_sums: bool = True):
         self.header = header
+        self.closed_sums = closed_sums
         self.chunks: list[str] = []
         self.helpers: list[str] = []
         self._loops: dict[sp.Basic, sp.Expr] = {}
@@ -535,7 +554,11 @@ class _ModuleWriter:
         lines, (lo_s, hi_s, base_s, *offsets) = self._print_block(
             [lo, hi, base, *(shift if use else offset for (_, _, offset), shift, use in zip(parts, shifts, shifted,
                                                                                        strict=True))], cse=False)
-        body, terms = self._print_block([rest for rest, _, _ in parts])
+        polys = _polynomial_weights([rest for rest, _, _ in parts], k) if self.closed_sums else None
+        if polys is None:
+            body, terms = self._print_block([rest for rest, _, _ in parts])
+        else:
+            body, terms = self._print_block([c for poly in polys for c in poly])
         nan = "math.nan" if scalar else f"({', '.join(['math.nan'] * len(parts))},)"
         code = [
             "@jit",
@@ -565,13 +588,49 @@ class _ModuleWriter:
             code += [f"    _acc{j} = 0.0",
                      f"    _factor{j} = math.exp({start})",
                      f"    _ratio{j} = math.exp(-abs({float(coeff)!r} * _base))"]
+        sums = ", ".join(f"_sign * _acc{j}" for j in range(len(parts)))
+        if polys is not None:
+            # short ranges stay loops: LLVM vectorises them to about a nanosecond per term, less
+            # than the closed forms' exponentials and series below LOOP_TERMS terms
+            code += [f"    if _stop - _start > {LOOP_TERMS}:",
+                     *(f"    {line}" for line in self._closed_sums(parts, polys, body, terms)),
+                     f"        return {sums}" if scalar else f"        return ({sums},)"]
+            body, terms = self._print_block([rest for rest, _, _ in parts])
         code += ["    for _i in range(_first, _last, _step):", f"        {k} = float(_i)",
                  *(f"        {line}" for line in body)]
         for j, term in enumerate(terms):
             code += [f"        _acc{j} += ({term}) * _factor{j}", f"        _factor{j} *= _ratio{j}"]
-        sums = ", ".join(f"_sign * _acc{j}" for j in range(len(parts)))
         code.append(f"    return {sums}" if scalar else f"    return ({sums},)")
         return "\n".join(code)
+
+    @staticmethod
+    def _closed_sums(parts, polys, body, terms) -> list[str]:
+        """The sums of :meth:`_geometric_helper` in closed form, for weights that are polynomials of degree ≤ 2.
+
+        With k = first + step·i (i = 0 … n−1, the factor largest at i = 0 and shrinking by
+        e^{−γ} per step, γ = |c·base|), a weight r₀ + r₁k + r₂k² is a₀ + a₁i + a₂i² with
+        a₀ = r₀ + F(r₁ + r₂F), a₁ = step·(r₁ + 2r₂F), a₂ = r₂ (F = first, step = ±1), so the sum is
+        factor·(a₀S₀ + a₁S₁ + a₂S₂) with S_j = Σ_{i<n} i^j e^{−γi} from
+        :func:`numerics.geometric_sums.geometric_moment`: O(1) instead of O(n), within a few ulp of
+        each S_j (guarded regimes; see that module).
+        """
+        code = [*(f"    {line}" for line in body), "    _n = float(_stop - _start)", "    _F = float(_first)",
+                "    _s = float(_step)"]
+        position = 0
+        for j, ((_, coeff, _), poly) in enumerate(zip(parts, polys, strict=True)):
+            r = terms[position:position + len(poly)] + ["0.0"] * (3 - len(poly))
+            position += len(poly)
+            code += [f"    _gamma{j} = abs({float(coeff)!r} * _base)",
+                     f"    _r0, _r1, _r2 = {r[0]}, {r[1]}, {r[2]}",
+                     "    _a0 = _r0 + _F * (_r1 + _r2 * _F)"]
+            total = f"_a0 * geometric_moment0(_gamma{j}, _n)"
+            if len(poly) > 1:
+                code.append("    _a1 = _s * (_r1 + 2.0 * _r2 * _F)")
+                total += f" + _a1 * geometric_moment1(_gamma{j}, _n)"
+            if len(poly) > 2:
+                total += f" + _r2 * geometric_moment2(_gamma{j}, _n)"
+            code.append(f"    _acc{j} = _factor{j} * ({total}) if _n > 0 else 0.0")
+        return code
 
     def add(self, code: str) -> None:
         self.chunks.append(code)
@@ -950,7 +1009,7 @@ def _event_dependencies(expr: sp.Expr, spec: EventSpec, names: list[str], states
 
 
 def _write_field(name, rhs, state, params, events, stable, time, event_names, state_names,
-                 jacobian: bool = False) -> ModuleType:
+                 jacobian: bool = False, closed_sums: bool = True) -> ModuleType:
     """Rewrite, check and print a vector field, its events and (if asked) its Jacobian into a generated module."""
     allowed = set(state) | set(params) | ({time} if time is not None else set())
     hint = "add them to state, params" + (
@@ -970,7 +1029,7 @@ def _write_field(name, rhs, state, params, events, stable, time, event_names, st
     names = _assign_names([*state, *params], reserved={name})
     if time is not None:
         names[time] = sp.Symbol("t")
-    writer = _ModuleWriter(_field_header(name, rhs, state, params, events, stable))
+    writer = _ModuleWriter(_field_header(name, rhs, state, params, events, stable), closed_sums)
     unpack = [(names[s], f"y[{j}]") for j, s in enumerate(state)] + [
         (names[q], f"params[{k}]") for k, q in enumerate(params)
     ]
@@ -1006,6 +1065,7 @@ def vector_field(
     stable: dict | None = None,
     time: sp.Symbol | None = None,
     jacobian: bool = False,
+    closed_sums: bool = True,
 ):
     """Generate ``rhs(t, y, params, out)`` and, with events, ``events(t, y, params, times, states, out)``.
 
@@ -1027,6 +1087,10 @@ def vector_field(
     jacobian
         Also generate ``jac(t, y, params, out)``, the exact Jacobian ``out[i, j] = ∂f_i/∂y_j``
         differentiated by SymPy, for the stiff methods (which otherwise difference ``rhs``).
+    closed_sums
+        Evaluate geometric sums whose weights are polynomials of degree ≤ 2 in the index in closed
+        form (:mod:`numerics.geometric_sums`, O(1), within a few ulp of each moment); False keeps
+        the O(n) loops (for comparisons).
 
     Returns
     -------
@@ -1043,10 +1107,11 @@ def vector_field(
     state_names = [s.name for s in state]
     key = memo_key("vector_field", name, rhs, state, params,
                    [(e.name, e.expr, e.direction, e.terminal) for e in events], stable, time,
-                   *(["jacobian"] if jacobian else []))
+                   *(["jacobian"] if jacobian else []), *([] if closed_sums else ["loops"]))
     module = recall(key)
     if module is None:
-        module = _write_field(name, rhs, state, params, events, stable, time, event_names, state_names, jacobian)
+        module = _write_field(name, rhs, state, params, events, stable, time, event_names, state_names, jacobian,
+                              closed_sums)
         remember(key, module)
     jac_disp = None
     if jacobian:

@@ -37,6 +37,9 @@ HELPER_MODULES: dict[str, str] = {
     "logaddexp": "numerics.stable",
     "sign": "numerics.stable",
     "lambertw0": "numerics.special",
+    "geometric_moment0": "numerics.geometric_sums",
+    "geometric_moment1": "numerics.geometric_sums",
+    "geometric_moment2": "numerics.geometric_sums",
 }
 
 

@@ -24,6 +24,7 @@ from sympy.codegen.cfunctions import expm1
 from derivations.errors import InvalidArgument
 from numerics import stable
 from numerics.compile import (
+    LOOP_TERMS,
     EventSpec,
     Expm1Ratio,
     event_state,
@@ -143,8 +144,10 @@ def test_sum_is_a_loop_and_cse_is_shared():
     twice = sp.exp(p) * m_SUM + sp.exp(p) / m_SUM
     src = scalar_source(twice, [p, L], name="g")
     assert src.count("def _sum") == 1  # one helper for the repeated sum, called once after cse
-    # a geometric sum: one exp for the ratio, then a product per term, walking down the terms
-    assert "    _ratio0 = math.exp(-abs(-1.0 * _base))\n    for _i in range(_first, _last, _step):" in src
+    # a geometric sum: in closed form beyond LOOP_TERMS terms (weight k: S_1 of numerics.geometric_sums),
+    # else one exp for the ratio, then a product per term, walking down the terms
+    assert f"    if _stop - _start > {LOOP_TERMS}:" in src and "_a1 * geometric_moment1(_gamma0, _n)" in src
+    assert "    for _i in range(_first, _last, _step):" in src
     assert "        _acc0 += (_k0) * _factor0\n        _factor0 *= _ratio0" in src
     assert function_text(src, "g") == textwrap.dedent(
         """\
@@ -629,3 +632,23 @@ def test_stiff_batch_with_the_jacobian_is_bit_identical_across_threads():
     explicit = integrate_batch(field, y0s, params, (0.0, 300.0), tol=tol).y_final
     gap = np.abs(finals[0] - explicit) / (1e-11 + 1e-8 * np.abs(explicit))
     assert np.max(gap) < 100, np.max(gap)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(-7, 1.5), st.sampled_from([4, 40, 129, 130, 400, 4000, 40000]))
+def test_closed_form_sums_match_30_digits(log10_p, L):
+    """Σ_{s=0}^{L-3} (1, s, s²)·e^{−ps} as generated against mpmath at 30 digits: beyond 128 terms (closed
+    form) within 16 ulp of the value, at any length; up to 128 terms (a loop) within 2n ulp, the bound
+    of recursive summation."""
+    p_, L_ = sp.symbols("p L", real=True)
+    s_ = sp.Symbol("s", integer=True)
+    sums = [sp.Sum(s_**j * sp.exp(-p_ * s_), (s_, 0, L_ - 3)) for j in (0, 1, 2)]
+    field = vector_field(sums, [p_, sp.Symbol("q"), sp.Symbol("r")], [L_], name="test_closed_sums")
+    p = 10.0**log10_p
+    out = np.zeros(3)
+    field.rhs(0.0, np.array([p, 0.0, 0.0]), np.array([float(L)]), out)
+    with mpmath.workdps(30):
+        for j, value in enumerate(out):
+            exact = mpmath.nsum(lambda k, j=j: k**j * mpmath.exp(-mpmath.mpf(p) * k), [0, L - 3])
+            ulps = 16 if L - 2 > 128 else 2 * (L - 2)
+            assert abs(value - float(exact)) <= ulps * np.spacing(float(exact)), (j, p, L, value, exact)

@@ -128,7 +128,7 @@ def _ih_events(h_sym, lw, loss, dh, extra=()):
 
 @stored_build
 def stage2_flow(flow: str = "paper", head1_range: str = "canonical", ih_model_range: str = "canonical",
-                ih_loss: str = "exp_simplified", tokens: str = "gaussian"):
+                ih_loss: str = "exp_simplified", tokens: str = "gaussian", closed_sums: bool = True):
     """The reduced Stage-II flow of (p, g, h, ln w), compiled from the SymPy losses with ``diff``.
 
     State (p, g, h, ln w): integrating ln w keeps full relative accuracy on the plateau for
@@ -136,6 +136,7 @@ def stage2_flow(flow: str = "paper", head1_range: str = "canonical", ih_model_ra
     docstring (T_III is terminal; there is no T_tail). With the exact Jacobian, for
     ``method="rodas4p"``: the (p, g) block is stiff at long times, where a Rosenbrock method
     takes about 500 steps against Dormand–Prince's 6 000 (``tdcheck bench ih-batch``).
+    ``closed_sums=False`` keeps M(p), m(p) and their kin as loops (see ``numerics.compile``).
     """
     import sympy as sp
 
@@ -153,7 +154,7 @@ def stage2_flow(flow: str = "paper", head1_range: str = "canonical", ih_model_ra
     ]
     name = f"ih_stage2_{flow}_{head1_range}_{ih_model_range}{_suffix(ih_loss, tokens)}"
     field = vector_field(rhs, [S.p, S.g, S.h, lw], [Lf, S.alpha, S.wstar, loss0], name=name, events=events,
-                         jacobian=True)
+                         jacobian=True, closed_sums=closed_sums)
     return dataclasses.replace(field, state_names=STAGE2_STATE)
 
 
