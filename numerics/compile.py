@@ -1113,10 +1113,9 @@ def vector_field(
         module = _write_field(name, rhs, state, params, events, stable, time, event_names, state_names, jacobian,
                               closed_sums)
         remember(key, module)
-    jac_disp = None
-    if jacobian:
-        jac_disp = module.jac
-        jac_disp.compile("void(float64, float64[::1], float64[::1], float64[:, ::1])")
+    # the Jacobian is compiled on its first call: only the stiff methods call it, and compiling
+    # it (closed-form sums inlined) costs seconds that an explicit integration need not pay
+    jac_disp = module.jac if jacobian else None
 
     rhs_disp = module.rhs
     rhs_disp.compile("void(float64, float64[::1], float64[::1], float64[::1])")

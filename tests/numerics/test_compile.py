@@ -614,7 +614,7 @@ def test_stiff_batch_with_the_jacobian_is_bit_identical_across_threads():
 
     field = stage2_flow("paper")
     rng = np.random.default_rng(16)
-    n = 24
+    n = 8
     sigma = 10.0 ** rng.uniform(-4, -2, n)
     y0s = np.column_stack([sigma, sigma, sigma, np.log(sigma)])
     params = np.column_stack([rng.choice([40.0, 100.0, 400.0], n), rng.choice([0.5, 1.0, 4.0], n),
@@ -625,17 +625,17 @@ def test_stiff_batch_with_the_jacobian_is_bit_identical_across_threads():
     try:
         for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
             numba.set_num_threads(threads)
-            finals.append(integrate_batch(field, y0s, params, (0.0, 300.0), tol=tol, method="rodas4p").y_final)
+            finals.append(integrate_batch(field, y0s, params, (0.0, 100.0), tol=tol, method="rodas4p").y_final)
     finally:
         numba.set_num_threads(previous)
     assert np.array_equal(finals[0], finals[1])
-    explicit = integrate_batch(field, y0s, params, (0.0, 300.0), tol=tol).y_final
+    explicit = integrate_batch(field, y0s, params, (0.0, 100.0), tol=tol).y_final
     gap = np.abs(finals[0] - explicit) / (1e-11 + 1e-8 * np.abs(explicit))
     assert np.max(gap) < 100, np.max(gap)
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.floats(-7, 1.5), st.sampled_from([4, 40, 129, 130, 400, 4000, 40000]))
+@settings(max_examples=25, deadline=None)
+@given(st.floats(-7, 1.5), st.sampled_from([4, 40, 129, 130, 400, 4000]))
 def test_closed_form_sums_match_30_digits(log10_p, L):
     """Σ_{s=0}^{L-3} (1, s, s²)·e^{−ps} as generated against mpmath at 30 digits: beyond 128 terms (closed
     form) within 16 ulp of the value, at any length; up to 128 terms (a loop) within 2n ulp, the bound
