@@ -42,6 +42,7 @@ def test_stage1_trajectory_solves_the_flow():
     np.testing.assert_allclose(np.interp(probe, t, p), ref.sol(probe)[0], rtol=1e-4)
 
 
+@pytest.mark.slow  # 18 s cold: out of the default run, to keep it under 10 min
 def test_ode_curve_carries_the_integrator_events():
     params = {p.name: p.default for p in R.MODEL_PARAMS}
     curve, events = R.ode_curve(params, "balanced", 5e3)
