@@ -9,7 +9,6 @@ from numerics.models.induction_head.sweeps import run_grid  # noqa: E402
 from numerics.sweep import use_executor  # noqa: E402
 
 
-@pytest.mark.slow  # 13 s: a local dask cluster: out of the default run, to keep it under 10 min
 def test_dask_sweep_equals_the_local_sweep():
     points = [{"L": L, "alpha": 1.0, "wstar": w, "sigma": s, "mode": mode}
               for L in (40, 400) for w in (0.3, 0.49) for s in (1e-2, 1e-4) for mode in ("paper", "balanced")]

@@ -18,7 +18,6 @@ POINTS = [{"L": 40, "alpha": 1.0, "wstar": 0.49, "sigma": 0.01, "mode": "paper"}
           {"L": 40, "alpha": 4.0, "wstar": 0.3, "sigma": 1e-4, "mode": "softmaxLL"}]
 
 
-@pytest.mark.slow  # 16 s; batches equal single runs also in test_ode: out of the default run, to keep it under 10 min
 def test_grid_runner_equals_single_integrate_calls():
     res = run_grid(POINTS, n_log=50, memo=False)
     for i, point in enumerate(res.points):

@@ -48,7 +48,6 @@ def _run(script: str, cache: Path) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.slow  # 22 s: two fresh processes: out of the default run, to keep it under 10 min
 def test_a_warm_stage2_flow_imports_no_sympy_and_integrates_the_same(tmp_path):
     cold = _run(WARM_SCRIPT, tmp_path)
     warm = _run(WARM_SCRIPT, tmp_path)
