@@ -32,10 +32,6 @@ def _rpow(a: arb, r: arb) -> arb:
     return a ** r
 
 
-def _ipow(a: arb, n: int) -> arb:
-    return _pown(a, n)
-
-
 def _min(a: arb, b: arb) -> arb:
     if not (a.is_finite() and b.is_finite()):
         return _NAN
@@ -69,7 +65,7 @@ def _erf_factor(a: arb) -> arb:
 
 
 _VALUE = {
-    I.ADD: "{a} + {b}", I.MUL: "{a} * {b}", I.NEG: "-{a}", I.RECIP: "1 / {a}", I.IPOW: "_ipow({a}, {k})",
+    I.ADD: "{a} + {b}", I.MUL: "{a} * {b}", I.NEG: "-{a}", I.RECIP: "1 / {a}", I.IPOW: "_pown({a}, {k})",
     I.SQRT: "{a}.sqrt()", I.RPOW: "_rpow({a}, {b})", I.EXP: "{a}.exp()", I.LOG: "{a}.log()",
     I.EXPM1: "{a}.expm1()", I.LOG1P: "{a}.log1p()", I.TANH: "{a}.tanh()", I.ATAN: "{a}.atan()",
     I.SINH: "{a}.sinh()", I.COSH: "{a}.cosh()", I.ERF: "{a}.erf()", I.ABS: "abs({a})",
@@ -77,7 +73,7 @@ _VALUE = {
 }
 #: f'(a) for the unary ops, in terms of the operand {a}, the value {v} and the constants {b} (r) and {k} (r − 1)
 _FACTOR = {
-    I.NEG: "-1", I.RECIP: "-({v} * {v})", I.IPOW: "{n} * _ipow({a}, {nm1})", I.SQRT: "1 / (2 * {v})",
+    I.NEG: "-1", I.RECIP: "-({v} * {v})", I.IPOW: "{n} * _pown({a}, {nm1})", I.SQRT: "1 / (2 * {v})",
     I.RPOW: "{b} * _rpow({a}, {k})", I.EXP: "{v}", I.LOG: "1 / {a}", I.EXPM1: "{v} + 1",
     I.LOG1P: "1 / (1 + {a})", I.TANH: "1 - {v} * {v}", I.ATAN: "1 / (1 + {a} * {a})", I.SINH: "{a}.cosh()",
     I.COSH: "{a}.sinh()", I.ERF: "_erf_factor({a})", I.ABS: "_sign({a})",
@@ -146,8 +142,8 @@ def ball_function(tape: I.Tape, with_grad: bool) -> Callable:
     else:
         lines.append(f"    return [{values}], None")
     namespace = {
-        "C": [exact_arb(c) if c.is_Rational else _constant(c) for c in tape.consts],
-        "ONE": arb(1), "ZERO": arb(0), "_ipow": _ipow, "_rpow": _rpow, "_min": _min, "_max": _max,
+        "C": [_constant(c) for c in tape.consts],
+        "ONE": arb(1), "ZERO": arb(0), "_pown": _pown, "_rpow": _rpow, "_min": _min, "_max": _max,
         "_sign": _sign, "_pick": _pick, "_erf_factor": _erf_factor,
     }
     exec("\n".join(lines), namespace)  # noqa: S102 - generated from a tape built here
@@ -155,15 +151,14 @@ def ball_function(tape: I.Tape, with_grad: bool) -> Callable:
 
 
 def _constant(value) -> arb:
+    """The ball of one of the tape's constants: a rational or a float exactly, π and e to the precision."""
     import sympy as sp
 
     if value is sp.pi:
         return arb.pi()
     if value is sp.E:
         return arb(1).exp()
-    if value.is_Float:
-        return exact_arb(sp.Rational(value))
-    raise ValueError(f"no arb form for the constant {value}")
+    return exact_arb(value if value.is_Rational else sp.Rational(value))
 
 
 def box_balls(lo, hi) -> list[arb]:

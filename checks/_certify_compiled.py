@@ -39,7 +39,6 @@ class CompiledResult:
     handed_on: list = field(default_factory=list)
     unvisited: list = field(default_factory=list)
     n_handed_on: int = 0
-    n_unvisited: int = 0
     leaves: int = 0
     recheck_failed: int = 0
     #: the volume the compiled search closed but did not re-prove (it ran out of boxes or time)
@@ -139,9 +138,9 @@ def compiled_search(
     ``region`` gives the widths that ``min_width`` is relative to; ``confirm(point)`` decides a
     candidate counterexample in arb (True: a confirmed violation). Of the boxes handed on and
     of those left unvisited, only the first ``keep_handed_on`` and ``keep_unvisited`` are
-    returned (the arb search could not take more within its budget); ``n_handed_on`` and
-    ``n_unvisited`` count them all. ``expired()`` is the caller's safety cap on time, asked
-    every :data:`CHUNK` boxes (and before each re-check of a closed box).
+    returned (the arb search could not take more within its budget); ``n_handed_on`` counts
+    all the boxes handed on. ``expired()`` is the caller's safety cap on time, asked
+    every :data:`CHUNK` boxes of the search and every 256 re-checks of closed boxes.
     """
     result = CompiledResult()
     nv = len(region)
@@ -181,7 +180,6 @@ def compiled_search(
     n_stack, n_leaf, n_open, n_boxes = (int(v) for v in state[:4])
     result.n_boxes = n_boxes
     result.leaves = n_leaf
-    result.n_unvisited = n_stack
     result.unvisited = [_fractions(stack_lo[i], stack_hi[i]) for i in range(min(n_stack, keep_unvisited))]
     if n_stack:
         # the budget ran out: the search cannot end in a certificate, so its closed boxes are

@@ -36,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+import mpmath
 import numpy as np
 import sympy as sp
 from flint import arb, ctx, fmpq
@@ -43,8 +44,9 @@ from flint import arb, ctx, fmpq
 from checks._arb_printer import Interval, _hi, _lo, interval_function, unroll_sums
 from checks._certify_compiled import CompiledProblem, compiled_search
 from derivations.conjugate import rationalise_cancellations
-from derivations.core import RegionInequality, symbolic_zero
+from derivations.core import RegionInequality, evaluator, symbolic_zero
 from derivations.errors import InvalidArgument
+from numerics.intervals import splittable
 
 MAX_VARIABLES = 4
 #: uncertified boxes kept in an ``undecided`` certificate
@@ -212,30 +214,28 @@ def _without_cancellation(margin: sp.Expr, symbols, box) -> tuple[sp.Expr, int]:
     """
     if _size(margin, MAX_DIFF_NODES) > MAX_DIFF_NODES:
         return margin, 0
-    points = [{s: sp.Rational(lo + (hi - lo) * Fraction(k, 4)) for s, (lo, hi) in zip(symbols, box, strict=True)}
-              for k in (1, 2, 3)]
-    rewritten, count = rationalise_cancellations(margin, points)
+
+    def at(fractions) -> dict:
+        return {s: lo + (hi - lo) * t for s, (lo, hi), t in zip(symbols, box, fractions, strict=True)}
+
+    rewritten, count = rationalise_cancellations(
+        margin, [{s: sp.Rational(v) for s, v in at([Fraction(k, 4)] * len(box)).items()} for k in (1, 2, 3)])
     if not count:
         return margin, 0
-    import mpmath
-
     try:
-        f, g = (sp.lambdify(symbols, e, modules="mpmath") for e in (margin, rewritten))
+        before, after = evaluator(margin, tuple(symbols)), evaluator(rewritten, tuple(symbols))
     except (TypeError, NameError, SyntaxError, KeyError):
         return margin, 0
-    with mpmath.workdps(30):
-        for i in range(1, 6):
-            point = [mpmath.mpf((lo + (hi - lo) * Fraction((i * (2 * j + 3)) % 11, 11)).numerator)
-                     / (lo + (hi - lo) * Fraction((i * (2 * j + 3)) % 11, 11)).denominator
-                     for j, (lo, hi) in enumerate(box)]
-            try:
-                a, b = f(*point), g(*point)
-            except (ValueError, ZeroDivisionError, TypeError, OverflowError):
-                continue
-            if not all(isinstance(v, mpmath.mpf) and mpmath.isfinite(v) for v in (a, b)):
-                continue
-            if abs(a - b) > mpmath.mpf(10) ** -20 * (1 + abs(a)):
-                return margin, 0
+    for i in range(1, 6):
+        point = at([Fraction((i * (2 * j + 3)) % 11, 11) for j in range(len(box))])
+        try:
+            a, b = before(point), after(point)
+        except (ValueError, ZeroDivisionError, TypeError, OverflowError):
+            continue
+        if not all(isinstance(v, mpmath.mpf) and mpmath.isfinite(v) for v in (a, b)):
+            continue
+        if abs(a - b) > mpmath.mpf(10) ** -20 * (1 + abs(a)):
+            return margin, 0
     return rewritten, count
 
 
@@ -963,14 +963,14 @@ def _volume(box, widths) -> Fraction:
 def _split_index(box, widths, min_width) -> int | None:
     """The widest variable (relative to its range) that may still be halved, or None.
 
-    A variable may be halved while the half is at least ``min_width`` of its range or, on a
-    box away from 0, of its distance to 0 (as in :func:`numerics.intervals._splittable`).
+    Whether a variable may be halved is the compiled search's rule,
+    :func:`numerics.intervals.splittable` (the half at least ``min_width`` of the range or, on a
+    box away from 0, of the distance to 0), decided on the box's ends as doubles.
     """
     best, best_w = None, 0.0
     for i, ((lo, hi), w) in enumerate(zip(box, widths, strict=True)):
         rel = float((hi - lo) / w)
-        scale = min(w, lo) if lo > 0 else min(w, -hi) if hi < 0 else w
-        if rel > best_w and (hi - lo) / 2 >= min_width * scale:
+        if rel > best_w and splittable(float(lo), float(hi), float(w), min_width):
             best, best_w = i, rel
     return best
 

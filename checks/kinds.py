@@ -399,24 +399,25 @@ def certify_region_inequality(
             break  # the inequality fails: the remaining cases cannot change that
         left = end - time.perf_counter()
         if left <= 0:
-            records.append({"integers": case, "status": "undecided", "boxes": 0, "compiled_boxes": 0,
-                            "arb_boxes": 0, "margin": None, "coverage": 0.0, "counterexample": None,
-                            "method": "none", "seconds": 0.0,
-                            "reason": "safety cap on time reached (not started)", "uncertified_boxes": []})
+            records.append(_not_certified(case, "safety cap on time reached (not started)"))
             continue
         try:
             cert = certify_inequality(inequality, integers=case, box=box, time_limit=left / (len(cases) - i),
                                       max_boxes=budget.boxes // len(cases),
                                       arb_boxes=arb_left // (len(cases) - i), **options)
         except InvalidArgument as error:  # e.g. an unbounded range or a function arb cannot evaluate
-            records.append({"integers": case, "status": "undecided", "boxes": 0, "compiled_boxes": 0,
-                            "arb_boxes": 0, "margin": None, "coverage": 0.0, "counterexample": None,
-                            "method": "none", "seconds": 0.0,
-                            "reason": f"not certifiable as encoded: {error}", "uncertified_boxes": []})
+            records.append(_not_certified(case, f"not certifiable as encoded: {error}"))
             continue
         arb_left -= cert.arb_boxes
         records.append(_case_record(case, cert))
     return _combine(inequality.id, records)
+
+
+def _not_certified(case: Mapping[sp.Symbol, int], reason: str) -> dict[str, Any]:
+    """The record of an integer case the certifier did not search (``undecided``, no boxes)."""
+    return {"integers": case, "status": "undecided", "boxes": 0, "compiled_boxes": 0, "arb_boxes": 0,
+            "margin": None, "coverage": 0.0, "counterexample": None, "method": "none", "seconds": 0.0,
+            "reason": reason, "uncertified_boxes": []}
 
 
 def _case_record(case: Mapping[sp.Symbol, int], cert) -> dict[str, Any]:

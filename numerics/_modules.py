@@ -88,22 +88,36 @@ def import_generated(name: str) -> ModuleType | None:
 
 
 @functools.cache
-def _stamp() -> str:
-    """Hash of the code generator's own files and of the library versions: a memo entry is valid only for
-    the code that wrote it."""
-    from importlib.metadata import version
+def dependency_digest() -> str:
+    """Hash of the sources the generated code imports (the helper modules and ``numerics._jit``).
 
+    Their code is compiled into the generated kernels' numba cache: a change there must produce
+    a new module (the digest is in every generated header) and a new memo key (:func:`_stamp`),
+    not the old module whose cache holds the old helpers.
+    """
     from numerics.printer import HELPER_MODULES
 
     here = Path(__file__).parent
+    digest = hashlib.sha256()
+    helpers = {module.removeprefix("numerics.") + ".py" for module in HELPER_MODULES.values()}
+    for name in (*sorted(helpers), "_jit.py"):
+        digest.update((here / name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+@functools.cache
+def _stamp() -> str:
+    """Hash of the code generator's own files, of what generated code imports and of the library versions:
+    a memo entry is valid only for the code that wrote it."""
+    from importlib.metadata import version
+
+    here = Path(__file__).parent
     digest = hashlib.sha256("|".join([sys.version, *(version(n) for n in ("sympy", "numpy", "numba"))]).encode())
-    # the helper modules' code is compiled into the generated kernels' numba cache: a change there
-    # must lead to a new module, not to the old one whose cache holds the old helpers
-    helpers = sorted({module.removeprefix("numerics.") + ".py" for module in HELPER_MODULES.values()})
-    for name in ("compile.py", "printer.py", "_jit.py", "_modules.py", *helpers):
+    for name in ("compile.py", "printer.py", "_modules.py"):
         path = here / name
         if path.exists():
             digest.update(path.read_bytes())
+    digest.update(dependency_digest().encode())
     return digest.hexdigest()[:16]
 
 

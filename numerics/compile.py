@@ -65,7 +65,7 @@ import sympy as sp
 from sympy.codegen.rewriting import expm1_opt, log1p_opt, logaddexp_opt, optimize
 
 from derivations.errors import InvalidArgument, close_matches
-from numerics._modules import load_module, memo_key, recall, remember
+from numerics._modules import dependency_digest, load_module, memo_key, recall, remember
 from numerics.array_eval import ArrayFunction, ArrayPrinter
 from numerics.grid_kernel import GridKernel
 from numerics.printer import (
@@ -107,14 +107,6 @@ _RESERVED = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | {
 }  # fmt: skip
 
 
-def _dependency_digest() -> str:
-    """Hash of the sources the generated code imports: a change there must produce a new module."""
-    here = Path(__file__).parent
-    digest = hashlib.sha256()
-    helpers = {module.removeprefix("numerics.") + ".py" for module in HELPER_MODULES.values()}
-    for name in (*sorted(helpers), "_jit.py"):
-        digest.update((here / name).read_bytes())
-    return digest.hexdigest()[:16]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -554,11 +546,8 @@ class _ModuleWriter:
         lines, (lo_s, hi_s, base_s, *offsets) = self._print_block(
             [lo, hi, base, *(shift if use else offset for (_, _, offset), shift, use in zip(parts, shifts, shifted,
                                                                                        strict=True))], cse=False)
+        body, terms = self._print_block([rest for rest, _, _ in parts])
         polys = _polynomial_weights([rest for rest, _, _ in parts], k) if self.closed_sums else None
-        if polys is None:
-            body, terms = self._print_block([rest for rest, _, _ in parts])
-        else:
-            body, terms = self._print_block([c for poly in polys for c in poly])
         nan = "math.nan" if scalar else f"({', '.join(['math.nan'] * len(parts))},)"
         code = [
             "@jit",
@@ -585,17 +574,15 @@ class _ModuleWriter:
         for j, ((_, coeff, _), offset_s, use) in enumerate(zip(parts, offsets, shifted, strict=True)):
             start = (f"{float(coeff)!r} * _base * (float(_first) + {offset_s})" if use
                      else f"{float(coeff)!r} * _base * float(_first) + {offset_s}")
-            code += [f"    _acc{j} = 0.0",
-                     f"    _factor{j} = math.exp({start})",
-                     f"    _ratio{j} = math.exp(-abs({float(coeff)!r} * _base))"]
+            code += [f"    _acc{j} = 0.0", f"    _factor{j} = math.exp({start})"]
         sums = ", ".join(f"_sign * _acc{j}" for j in range(len(parts)))
         if polys is not None:
             # short ranges stay loops: LLVM vectorises them to about a nanosecond per term, less
             # than the closed forms' exponentials and series below LOOP_TERMS terms
             code += [f"    if _stop - _start > {LOOP_TERMS}:",
-                     *(f"    {line}" for line in self._closed_sums(parts, polys, body, terms)),
+                     *(f"    {line}" for line in self._closed_sums(parts, polys)),
                      f"        return {sums}" if scalar else f"        return ({sums},)"]
-            body, terms = self._print_block([rest for rest, _, _ in parts])
+        code += [f"    _ratio{j} = math.exp(-abs({float(coeff)!r} * _base))" for j, (_, coeff, _) in enumerate(parts)]
         code += ["    for _i in range(_first, _last, _step):", f"        {k} = float(_i)",
                  *(f"        {line}" for line in body)]
         for j, term in enumerate(terms):
@@ -603,8 +590,7 @@ class _ModuleWriter:
         code.append(f"    return {sums}" if scalar else f"    return ({sums},)")
         return "\n".join(code)
 
-    @staticmethod
-    def _closed_sums(parts, polys, body, terms) -> list[str]:
+    def _closed_sums(self, parts, polys) -> list[str]:
         """The sums of :meth:`_geometric_helper` in closed form, for weights that are polynomials of degree ≤ 2.
 
         With k = first + step·i (i = 0 … n−1, the factor largest at i = 0 and shrinking by
@@ -614,6 +600,7 @@ class _ModuleWriter:
         :func:`numerics.geometric_sums.geometric_moment`: O(1) instead of O(n), within a few ulp of
         each S_j (guarded regimes; see that module).
         """
+        body, terms = self._print_block([c for poly in polys for c in poly])
         code = [*(f"    {line}" for line in body), "    _n = float(_stop - _start)", "    _F = float(_first)",
                 "    _s = float(_step)"]
         position = 0
@@ -629,7 +616,7 @@ class _ModuleWriter:
                 total += f" + _a1 * geometric_moment1(_gamma{j}, _n)"
             if len(poly) > 2:
                 total += f" + _r2 * geometric_moment2(_gamma{j}, _n)"
-            code.append(f"    _acc{j} = _factor{j} * ({total}) if _n > 0 else 0.0")
+            code.append(f"    _acc{j} = _factor{j} * ({total})")
         return code
 
     def add(self, code: str) -> None:
@@ -639,7 +626,7 @@ class _ModuleWriter:
         lines = [
             "# Generated by numerics.compile from SymPy expressions; do not edit.",
             "# The file is named after the hash of this text; numba caches what it defines.",
-            f"# helper modules + numerics._jit sha256: {_dependency_digest()}",
+            f"# helper modules + numerics._jit sha256: {dependency_digest()}",
             *self.header,
             "import math",
             "",

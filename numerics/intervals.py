@@ -241,17 +241,21 @@ def _up(x):
 
 
 @jit
-def _dn_libm(x):
-    for _ in range(LIBM_ULPS):
-        x = np.nextafter(x, -np.inf)
+def _nudged(x, toward, ulps):
+    """``x`` moved ``ulps`` doubles toward ``toward`` (−inf or +inf)."""
+    for _ in range(ulps):
+        x = np.nextafter(x, toward)
     return x
 
 
 @jit
+def _dn_libm(x):
+    return _nudged(x, -np.inf, LIBM_ULPS)
+
+
+@jit
 def _up_libm(x):
-    for _ in range(LIBM_ULPS):
-        x = np.nextafter(x, np.inf)
-    return x
+    return _nudged(x, np.inf, LIBM_ULPS)
 
 
 @jit
@@ -277,28 +281,29 @@ def _recip(alo, ahi):
 
 
 @jit
-def _pow_dn(x, n):
-    """A lower bound of x**n for x >= 0 (each product rounded down)."""
+def _pow_rounded(x, n, toward):
+    """x**n for x >= 0 by repeated squaring, each product moved one ulp toward ``toward`` (−inf: a
+    lower bound, +inf: an upper bound; all factors are >= 0, so the bounds compose)."""
     result, base = 1.0, x
     while n:
         if n & 1:
-            result = _dn(result * base)
+            result = np.nextafter(result * base, toward)
         n >>= 1
         if n:
-            base = _dn(base * base)
-    return max(result, 0.0)
+            base = np.nextafter(base * base, toward)
+    return result
+
+
+@jit
+def _pow_dn(x, n):
+    """A lower bound of x**n for x >= 0."""
+    return max(_pow_rounded(x, n, -np.inf), 0.0)
 
 
 @jit
 def _pow_up(x, n):
-    result, base = 1.0, x
-    while n:
-        if n & 1:
-            result = _up(result * base)
-        n >>= 1
-        if n:
-            base = _up(base * base)
-    return result
+    """An upper bound of x**n for x >= 0."""
+    return _pow_rounded(x, n, np.inf)
 
 
 @jit
@@ -582,7 +587,7 @@ def _constraints(vlo, vhi, con_slots, con_strict):
 
 
 @jit
-def _splittable(lo, hi, width, min_width):
+def splittable(lo, hi, width, min_width):
     """Halve while the half is at least ``min_width`` of the range or, away from 0, of the distance to 0."""
     scale = width
     if lo > 0.0:
@@ -642,7 +647,7 @@ def branch_and_bound(ops, const_lo, const_hi, margin, con_slots, con_strict, str
     * FACE: the monotone test pinned a variable to the region's own boundary and failed there
       (the arb search substitutes that face exactly, which cancels what intervals cannot);
     * TOO_SMALL / UNDEFINED: no variable can be split above ``min_width`` (see
-      :func:`_splittable`), the margin being defined or not.
+      :func:`splittable`), the margin being defined or not.
 
     The variable split is the one with the largest ``|∂m/∂x_j| · width_j`` (the "smear") when the
     gradient is known, else the widest relative to the region; a variable the margin does not
@@ -753,7 +758,7 @@ def branch_and_bound(ops, const_lo, const_hi, margin, con_slots, con_strict, str
         best, best_w = -1, -1.0
         for j in range(nv):
             mid = _split_point(blo[j], bhi[j])
-            if not (_splittable(blo[j], bhi[j], widths[j], min_width) and blo[j] < mid < bhi[j]):
+            if not (splittable(blo[j], bhi[j], widths[j], min_width) and blo[j] < mid < bhi[j]):
                 continue
             score = smear[j] if have_smear else (bhi[j] - blo[j]) / widths[j]
             if have_smear and score == 0.0:
