@@ -16,6 +16,7 @@ Budgets are counted in boxes, so the same call gives the same result on any mach
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -29,7 +30,11 @@ from numerics import intervals as I
 
 @dataclass
 class CompiledResult:
-    """What the compiled stage proved and what it hands on (boxes as tuples of (lo, hi) Fractions)."""
+    """What the compiled stage proved and what it hands on (boxes as tuples of (lo, hi) Fractions).
+
+    ``handed_on`` holds (box, why) pairs; ``open_region`` holds the boxes left open that are not
+    returned (the whole queue the budget left, and the boxes handed on beyond ``keep_handed_on``).
+    """
 
     counterexample: tuple[Fraction, ...] | None = None
     n_boxes: int = 0
@@ -37,6 +42,7 @@ class CompiledResult:
     excluded_volume: float = 0.0
     min_lower: float | None = None
     handed_on: list = field(default_factory=list)
+    open_region: OpenRegion | None = None
     unvisited: list = field(default_factory=list)
     n_handed_on: int = 0
     leaves: int = 0
@@ -87,6 +93,38 @@ def _volume(lo, hi, widths) -> float:
     return float(np.prod(np.where(hi > lo, (hi - lo) / widths, 1.0)))
 
 
+class OpenRegion:
+    """Where a search left boxes uncertified: the hull of the boxes (per variable, the least lower
+    and the greatest upper end, doubles rounded outward), their number by why, and their volume
+    (a fraction of the region's)."""
+
+    #: rows taken at a time, so that a queue of millions of boxes is summed without large copies
+    BLOCK = 65_536
+
+    def __init__(self, region: tuple):
+        region_lo, region_hi = _outward(region)
+        self.widths = np.where(region_hi > region_lo, region_hi - region_lo, 1.0)
+        self.lo = np.full(len(region), np.inf)
+        self.hi = np.full(len(region), -np.inf)
+        self.why: Counter = Counter()
+        self.volume = 0.0
+
+    def add(self, lo: np.ndarray, hi: np.ndarray, why: str) -> None:
+        """Add the boxes given as rows of ``lo`` and ``hi`` (doubles), all open for the same reason."""
+        for k in range(0, len(lo), self.BLOCK):
+            a, b = lo[k:k + self.BLOCK], hi[k:k + self.BLOCK]
+            self.lo = np.minimum(self.lo, a.min(axis=0))
+            self.hi = np.maximum(self.hi, b.max(axis=0))
+            self.volume += float(np.prod(np.where(b > a, (b - a) / self.widths, 1.0), axis=1).sum())
+        if len(lo):
+            self.why[why] += len(lo)
+
+    def add_box(self, box: tuple, why: str) -> None:
+        """Add one box of exact (lo, hi) pairs."""
+        lo, hi = _outward(box)
+        self.add(lo[None, :], hi[None, :], why)
+
+
 def _recheck(problem: CompiledProblem, kind: int, lo, hi, aux) -> float | None:
     """The arb lower bound that re-proves a closed leaf (0.0 for an excluded one), or None."""
     balls = box_balls(lo, hi)
@@ -123,9 +161,19 @@ def _recheck(problem: CompiledProblem, kind: int, lo, hi, aux) -> float | None:
 
 #: boxes per call of the compiled kernel between two looks at the clock
 CHUNK = 10_000
+#: rows of the compiled search's queue at most: 3·10⁶ boxes of 6 variables take 288 MB (two arrays of
+#: doubles). A budget that could fill more gets this many, and the search falls back to depth-first
+#: when the queue is nearly full (see :func:`numerics.intervals.branch_and_bound`)
+QUEUE_BOXES = 3_000_000
 
 _KIND_NAMES = {I.INTERVAL: "compiled", I.MEAN_VALUE: "compiled mean-value", I.MONOTONE: "compiled monotonicity",
                I.EXCLUDED: "compiled"}
+#: why a box is open: the codes of branch_and_bound, and the boxes the budget left in the queue
+WHY_NAMES = {I.TOO_SMALL: "too small", I.UNDEFINED: "undefined", I.CANDIDATE: "unconfirmed candidate",
+             I.UNRESOLVED_CENTRE: "unresolved centre", I.PRECISION_LIMIT: "precision limit", I.FACE: "face"}
+UNVISITED = "unvisited"
+RECHECK_FAILED = "arb re-check failed"
+NOT_RECHECKED = "not re-checked (time)"
 
 
 def compiled_search(
@@ -139,31 +187,35 @@ def compiled_search(
     candidate counterexample in arb (True: a confirmed violation). Of the boxes handed on and
     of those left unvisited, only the first ``keep_handed_on`` and ``keep_unvisited`` are
     returned (the arb search could not take more within its budget); ``n_handed_on`` counts
-    all the boxes handed on. ``expired()`` is the caller's safety cap on time, asked
-    every :data:`CHUNK` boxes of the search and every 256 re-checks of closed boxes.
+    all the boxes handed on, and ``open_region`` takes in those not returned. ``expired()`` is
+    the caller's safety cap on time, asked every :data:`CHUNK` boxes of the search and every 256
+    re-checks of closed boxes.
     """
-    result = CompiledResult()
+    result = CompiledResult(open_region=OpenRegion(region))
     nv = len(region)
     region_lo, region_hi = _outward(region)
     widths = np.where(region_hi > region_lo, region_hi - region_lo, 1.0)
-    capacity = max_boxes + len(boxes) + 1
-    stack_lo = np.empty((capacity, nv))
-    stack_hi = np.empty((capacity, nv))
+    # one row of leaves or open boxes per box searched; the queue at most QUEUE_BOXES rows (and
+    # room to spare for the depth-first fallback when the budget alone could fill it)
+    rows = max_boxes + len(boxes) + 1
+    queue_rows = min(rows + I.DEPTH_RESERVE * nv, QUEUE_BOXES)
+    queue_lo = np.empty((queue_rows, nv))
+    queue_hi = np.empty((queue_rows, nv))
     for i, box in enumerate(boxes):
-        stack_lo[i], stack_hi[i] = _outward(box)
-    leaf_lo, leaf_hi = np.empty((capacity, nv)), np.empty((capacity, nv))
-    leaf_kind = np.zeros(capacity, dtype=np.int64)
-    leaf_aux = np.zeros((capacity, nv))
-    open_lo, open_hi = np.empty((capacity, nv)), np.empty((capacity, nv))
-    open_why = np.zeros(capacity, dtype=np.int64)
-    state = np.array([len(boxes), 0, 0, 0, 0], dtype=np.int64)
+        queue_lo[i], queue_hi[i] = _outward(box)
+    leaf_lo, leaf_hi = np.empty((rows, nv)), np.empty((rows, nv))
+    leaf_kind = np.zeros(rows, dtype=np.int64)
+    leaf_aux = np.zeros((rows, nv))
+    open_lo, open_hi = np.empty((rows, nv)), np.empty((rows, nv))
+    open_why = np.zeros(rows, dtype=np.int64)
+    state = np.array([len(boxes), 0, 0, 0, 0, 0], dtype=np.int64)
     candidate = np.empty(nv)
     t = problem.tape
     while True:
         # in chunks of boxes, so that the caller's safety cap on time is looked at in between
         limit = min(max_boxes, int(state[3]) + CHUNK)
         I.branch_and_bound(t.ops, t.const_lo, t.const_hi, t.outputs[0], problem.con_slots, problem.con_strict,
-                           problem.strict, stack_lo, stack_hi, region_lo, region_hi, min_width, limit,
+                           problem.strict, queue_lo, queue_hi, region_lo, region_hi, min_width, limit,
                            leaf_lo, leaf_hi, leaf_kind, leaf_aux, open_lo, open_hi, open_why, state, candidate)
         if state[4] == I.BUDGET and limit < max_boxes:
             if expired():
@@ -177,11 +229,15 @@ def compiled_search(
             result.counterexample = point
             result.n_boxes = int(state[3])
             return result
-    n_stack, n_leaf, n_open, n_boxes = (int(v) for v in state[:4])
+    n_queue, n_leaf, n_open, n_boxes, _, head = (int(v) for v in state)
     result.n_boxes = n_boxes
     result.leaves = n_leaf
-    result.unvisited = [_fractions(stack_lo[i], stack_hi[i]) for i in range(min(n_stack, keep_unvisited))]
-    if n_stack:
+    result.unvisited = [_fractions(queue_lo[i % queue_rows], queue_hi[i % queue_rows])
+                        for i in range(head, head + min(n_queue, keep_unvisited))]
+    # the queue's rows head … head + n_queue − 1, wrapping around
+    for a, b in ((head, min(head + n_queue, queue_rows)), (0, max(0, head + n_queue - queue_rows))):
+        result.open_region.add(queue_lo[a:b], queue_hi[a:b], UNVISITED)
+    if n_queue:
         # the budget ran out: the search cannot end in a certificate, so its closed boxes are
         # not re-proven in arb (that costs more than the search) and count for nothing
         result.unconfirmed_volume = sum(_volume(leaf_lo[i], leaf_hi[i], widths) for i in range(n_leaf)
@@ -191,13 +247,14 @@ def compiled_search(
         if i % 256 == 0 and expired():
             result.timed_out = True
             result.unconfirmed_volume += sum(_volume(leaf_lo[k], leaf_hi[k], widths) for k in range(i, n_leaf))
-            result.handed_on += [_fractions(leaf_lo[k], leaf_hi[k]) for k in range(i, min(n_leaf, i + keep_handed_on))]
+            result.handed_on += [(_fractions(leaf_lo[k], leaf_hi[k]), NOT_RECHECKED)
+                                 for k in range(i, min(n_leaf, i + keep_handed_on))]
             break
         kind = int(leaf_kind[i])
         lower = _recheck(problem, kind, leaf_lo[i], leaf_hi[i], leaf_aux[i])
         if lower is None:
             result.recheck_failed += 1
-            result.handed_on.append(_fractions(leaf_lo[i], leaf_hi[i]))
+            result.handed_on.append((_fractions(leaf_lo[i], leaf_hi[i]), RECHECK_FAILED))
             continue
         volume = _volume(leaf_lo[i], leaf_hi[i], widths)
         if kind == I.EXCLUDED:
@@ -207,6 +264,10 @@ def compiled_search(
         result.certified_volume += volume
         if result.min_lower is None or lower < result.min_lower:
             result.min_lower = lower
-    result.handed_on += [_fractions(open_lo[i], open_hi[i]) for i in range(min(n_open, keep_handed_on))]
+    result.handed_on += [(_fractions(open_lo[i], open_hi[i]), WHY_NAMES[int(open_why[i])])
+                         for i in range(min(n_open, keep_handed_on))]
+    for code in np.unique(open_why[keep_handed_on:n_open]):
+        beyond = keep_handed_on + np.flatnonzero(open_why[keep_handed_on:n_open] == code)
+        result.open_region.add(open_lo[beyond], open_hi[beyond], WHY_NAMES[int(code)])
     result.n_handed_on = len(result.handed_on) + max(0, n_open - keep_handed_on)
     return result

@@ -42,7 +42,7 @@ import sympy as sp
 from flint import arb, ctx, fmpq
 
 from checks._arb_printer import Interval, _hi, _lo, interval_function, unroll_sums
-from checks._certify_compiled import CompiledProblem, compiled_search
+from checks._certify_compiled import UNVISITED, CompiledProblem, OpenRegion, compiled_search
 from derivations.conjugate import rationalise_cancellations
 from derivations.core import RegionInequality, evaluator, symbolic_zero
 from derivations.errors import InvalidArgument
@@ -51,6 +51,8 @@ from numerics.intervals import splittable
 MAX_VARIABLES = 4
 #: uncertified boxes kept in an ``undecided`` certificate
 MAX_REPORTED_BOXES = 20
+#: why the arb search left a box open: it reached ``min_width`` there
+ARB_MIN_WIDTH = "min_width (arb)"
 
 
 @dataclass
@@ -61,6 +63,15 @@ class Certificate:
     inequality, confirmed by an arb evaluation whose ball is entirely on the wrong side, or by an
     exact SymPy zero for a strict inequality) or ``undecided`` (``certified_fraction`` of the
     volume proven, ``uncertified`` boxes, ``reason``).
+
+    ``open_region`` (undecided only) says where the boxes left uncertified lie, all of them:
+    those the compiled search's budget left in its queue (why ``unvisited``) and those it handed
+    on that the arb search did not close (why: the compiled search's reason, e.g. ``precision
+    limit``, or ``min_width (arb)`` where the arb search reached ``min_width``). It holds
+    ``boxes`` (their number), ``why`` (number by why), ``volume`` (their fraction of the box's
+    volume) and ``hull`` (per variable, the least lower and greatest upper end, as doubles).
+    Boxes the compiled search closed but did not re-prove in arb (it ran out of boxes) are not
+    open: they are neither counted as certified nor listed here.
     """
 
     status: str
@@ -87,6 +98,7 @@ class Certificate:
     #: of the compiled search in it (its arb re-check included)
     search_seconds: float = 0.0
     compiled_seconds: float = 0.0
+    open_region: dict = field(default_factory=dict)
 
     @property
     def certified(self) -> bool:
@@ -799,6 +811,8 @@ def _run(problem: _Problem, box0, start, min_width, budgets, time_limit, n_sampl
     excluded_volume = Fraction(0)
     min_lower = None
     uncertified: list = []
+    open_region = OpenRegion(box0)
+    queue = [(b, UNVISITED) for b in boxes]
     reason = ""
     # 3. the compiled search; what it cannot close (or re-prove in arb) goes on to the arb search
     search_start = time.perf_counter()
@@ -817,7 +831,8 @@ def _run(problem: _Problem, box0, start, min_width, budgets, time_limit, n_sampl
         excluded_volume += Fraction(stage.excluded_volume) * total_volume
         min_lower = stage.min_lower
         used |= stage.kinds
-        boxes = stage.handed_on
+        queue = stage.handed_on
+        open_region = stage.open_region
         uncertified += stage.unvisited
         if stage.n_handed_on > len(stage.handed_on):
             reason = reason or "box limit (arb search, arb_boxes)"
@@ -833,7 +848,8 @@ def _run(problem: _Problem, box0, start, min_width, budgets, time_limit, n_sampl
             notes.append(f"{stage.recheck_failed} of {stage.leaves} boxes closed by the compiled search were not "
                          f"confirmed by the arb re-check and went to the arb search")
     counter = itertools.count()
-    heap = [(0, next(counter), b) for b in boxes]
+    # each box with why it is open (inherited by its halves)
+    heap = [(0, next(counter), b, why_open) for b, why_open in queue]
     while heap:
         if time.perf_counter() - start > time_limit:
             reason = reason or "time limit (a safety cap: the result may depend on the machine)"
@@ -841,7 +857,7 @@ def _run(problem: _Problem, box0, start, min_width, budgets, time_limit, n_sampl
         if n_arb >= max_boxes:
             reason = reason or "box limit (arb search, arb_boxes)"
             break
-        _, _, b = heapq.heappop(heap)
+        _, _, b, why_open = heapq.heappop(heap)
         n_boxes += 1
         n_arb += 1
         args = _intervals(b)
@@ -908,6 +924,7 @@ def _run(problem: _Problem, box0, start, min_width, budgets, time_limit, n_sampl
         if split is None:
             if len(uncertified) < MAX_REPORTED_BOXES:
                 uncertified.append(b)
+            open_region.add_box(b, ARB_MIN_WIDTH)
             why = "depth limit (min_width)"
             c = tuple((lo + hi) / 2 for lo, hi in b)
             mc = problem.f_margin(_point_args([_fmpq(v) for v in c]))
@@ -924,7 +941,7 @@ def _run(problem: _Problem, box0, start, min_width, budgets, time_limit, n_sampl
             child = b[:i] + (part,) + b[i + 1:]
             # smallest margin lower bound first: counterexamples and hard boxes surface early
             key = float(lower.lower()) if lower.is_finite() else -math.inf
-            heapq.heappush(heap, (key, next(counter), child))
+            heapq.heappush(heap, (key, next(counter), child, why_open))
     elapsed = time.perf_counter() - start
     base["arb_boxes"] = n_arb
     base["search_seconds"] = time.perf_counter() - search_start
@@ -938,15 +955,45 @@ def _run(problem: _Problem, box0, start, min_width, budgets, time_limit, n_sampl
             excluded_fraction=float(excluded_volume / total_volume) if total_volume else 0.0,
             touching_points=[_fmt_point(symbols, t.point) for t in touches], **base,
         )
-    for _, _, b in heap[: max(0, MAX_REPORTED_BOXES - len(uncertified))]:
+    for _, _, b, _ in heap[: max(0, MAX_REPORTED_BOXES - len(uncertified))]:
         uncertified.append(b)
+    for _, _, b, why_open in heap:
+        open_region.add_box(b, why_open)
+    where = _open_region(open_region, symbols)
+    if where:
+        reason = "; ".join(filter(None, [reason, _open_sentence(where)]))
     return Certificate(
         "undecided", method, n_boxes, elapsed, min_margin_lower=min_lower,
         certified_fraction=float(certified_volume / total_volume) if total_volume else 0.0,
         excluded_fraction=float(excluded_volume / total_volume) if total_volume else 0.0,
         uncertified=[{s.name: (str(lo), str(hi)) for s, (lo, hi) in zip(symbols, b, strict=True)} for b in uncertified],
-        reason=reason, touching_points=[_fmt_point(symbols, t.point) for t in touches], **base,
+        reason=reason, touching_points=[_fmt_point(symbols, t.point) for t in touches], open_region=where,
+        **base,
     )
+
+
+def _open_region(region: OpenRegion, symbols) -> dict:
+    """The certificate's ``open_region`` (see :class:`Certificate`); empty when no box is open."""
+    if not region.why:
+        return {}
+    hull = {s.name: (float(lo), float(hi)) for s, lo, hi in zip(symbols, region.lo, region.hi, strict=True)}
+    return {"boxes": sum(region.why.values()), "why": dict(region.why.most_common()), "volume": region.volume,
+            "hull": hull}
+
+
+def _open_sentence(where: dict) -> str:
+    """One sentence for an undecided certificate's reason: how many boxes are open, why, and where."""
+    def count(n: int) -> str:
+        return f"{n:,}".replace(",", " ")
+
+    def ends(lo: float, hi: float) -> str:
+        # three significant digits, more where they would print a thin hull as a point
+        digits = next((d for d in range(3, 18) if f"{lo:.{d}g}" != f"{hi:.{d}g}"), 3)
+        return f"[{lo:.{digits}g}, {hi:.{digits}g}]"
+
+    why = ", ".join(f"{count(n)} {name}" for name, n in where["why"].items())
+    hull = ", ".join(f"{name} ∈ {ends(lo, hi)}" for name, (lo, hi) in where["hull"].items())
+    return f"open boxes ({count(where['boxes'])}: {why}; {where['volume']:.2g} of the volume) lie in {hull}"
 
 
 def _fmt_float(symbols, point) -> dict[str, float]:

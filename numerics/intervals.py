@@ -66,6 +66,11 @@ PRECISION_FACTOR = 4.0
 CENTRE_FACTOR = 64.0
 # why branch_and_bound returned
 DONE, BUDGET, FOUND = 0, 1, 2
+#: queue entries per variable that branch_and_bound keeps free for its depth-first fallback: more
+#: than the splits of one variable along any path of the bisection tree (each split at least halves
+#: a double interval, or its ratio hi/lo when geometric: about 2200 splits at most, from 2^1024 wide
+#: to 2^-1074)
+DEPTH_RESERVE = 4096
 
 
 def float_enclosure(value: Fraction) -> tuple[float, float]:
@@ -621,15 +626,27 @@ def _record(lo_out, hi_out, codes, n, blo, bhi, code):
 
 @jit
 def branch_and_bound(ops, const_lo, const_hi, margin, con_slots, con_strict, strict,
-                     stack_lo, stack_hi, region_lo, region_hi, min_width, max_boxes,
+                     queue_lo, queue_hi, region_lo, region_hi, min_width, max_boxes,
                      leaf_lo, leaf_hi, leaf_kind, leaf_aux, open_lo, open_hi, open_why,
                      state, candidate):
-    """Bisect the boxes on the stack until each closes, is handed on, or the budget runs out.
+    """Bisect the boxes in the queue until each closes, is handed on, or the budget runs out.
 
-    ``state`` = [n_stack, n_leaf, n_open, n_boxes, reason] is read and written, so a search can
-    be resumed (after a candidate counterexample was checked, say). A box closes when the
-    enclosure of the margin (slot ``margin``) has its lower end ``>= 0`` (``> 0`` if
-    ``strict``): the natural extension (kind INTERVAL), the mean-value form
+    ``state`` = [n_queue, n_leaf, n_open, n_boxes, reason, head] is read and written, so a search
+    can be resumed (after a candidate counterexample was checked, say). The queue is a ring buffer
+    over the rows of ``queue_lo``/``queue_hi``: ``n_queue`` boxes from row ``head`` on, wrapping
+    around. The search is breadth-first (oldest box first; a split box's halves appended lower
+    half first), so a budget that runs out leaves a frontier spread over the region, not one
+    corner explored to the bottom. When fewer than DEPTH_RESERVE rows per variable are free it
+    falls back to depth-first from the newest box (the tail) until the queue is shorter again;
+    a depth-first walk adds at most one box per level of the tree, so the queue stays within its
+    rows. It needs rows for every box the budget can reach (``n_queue + max_boxes − n_boxes + 1``)
+    or DEPTH_RESERVE rows per variable more than the boxes it starts with. The order depends on
+    the boxes and the number of rows only (a search resumed in chunks is the same search), and
+    a search that runs to the end closes the same boxes in any order: what happens to a box
+    depends on the box alone.
+
+    A box closes when the enclosure of the margin (slot ``margin``) has its lower end ``>= 0``
+    (``> 0`` if ``strict``): the natural extension (kind INTERVAL), the mean-value form
     ``m(c) + Σ_j ∂_j m(B)(B_j − c_j)`` about the centre c (MEAN_VALUE; ``leaf_aux`` holds c), or
     the natural extension on the face where each variable whose partial derivative has one sign
     is pinned to the end that minimises (MONOTONE; ``leaf_aux`` holds −1 for the lower end, +1
@@ -653,7 +670,8 @@ def branch_and_bound(ops, const_lo, const_hi, margin, con_slots, con_strict, str
     gradient is known, else the widest relative to the region; a variable the margin does not
     depend on (gradient exactly 0) is never split.
     """
-    nv = stack_lo.shape[1]
+    nv = queue_lo.shape[1]
+    capacity = queue_lo.shape[0]
     n = nv + const_lo.shape[0] + ops.shape[0]
     vlo = np.empty(n)
     vhi = np.empty(n)
@@ -669,15 +687,20 @@ def branch_and_bound(ops, const_lo, const_hi, margin, con_slots, con_strict, str
     widths = np.empty(nv)
     for j in range(nv):
         widths[j] = region_hi[j] - region_lo[j] if region_hi[j] > region_lo[j] else 1.0
-    n_stack, n_leaf, n_open, n_boxes = state[0], state[1], state[2], state[3]
+    n_queue, n_leaf, n_open, n_boxes, head = state[0], state[1], state[2], state[3], state[5]
     state[4] = DONE
-    while n_stack > 0:
+    while n_queue > 0:
         if n_boxes >= max_boxes:
             state[4] = BUDGET
             break
-        n_stack -= 1
+        if n_queue + DEPTH_RESERVE * nv < capacity:
+            row = head
+            head = (head + 1) % capacity
+        else:
+            row = (head + n_queue - 1) % capacity
+        n_queue -= 1
         for j in range(nv):
-            blo[j], bhi[j] = stack_lo[n_stack, j], stack_hi[n_stack, j]
+            blo[j], bhi[j] = queue_lo[row, j], queue_hi[row, j]
         n_boxes += 1
         evaluate(ops, const_lo, const_hi, blo, bhi, vlo, vhi, dlo, dhi, False)
         mlo, mhi = vlo[margin], vhi[margin]
@@ -769,13 +792,13 @@ def branch_and_bound(ops, const_lo, const_hi, margin, con_slots, con_strict, str
             n_open = _record(open_lo, open_hi, open_why, n_open, blo, bhi, TOO_SMALL if defined else UNDEFINED)
             continue
         mid = _split_point(blo[best], bhi[best])
-        # upper half first onto the stack, so the lower half is searched first
         for half in range(2):
-            stack_lo[n_stack, :] = blo
-            stack_hi[n_stack, :] = bhi
+            row = (head + n_queue) % capacity
+            queue_lo[row, :] = blo
+            queue_hi[row, :] = bhi
             if half == 0:
-                stack_lo[n_stack, best] = mid
+                queue_hi[row, best] = mid
             else:
-                stack_hi[n_stack, best] = mid
-            n_stack += 1
-    state[0], state[1], state[2], state[3] = n_stack, n_leaf, n_open, n_boxes
+                queue_lo[row, best] = mid
+            n_queue += 1
+    state[0], state[1], state[2], state[3], state[5] = n_queue, n_leaf, n_open, n_boxes, head

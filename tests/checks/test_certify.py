@@ -145,6 +145,27 @@ def test_undecided_reports_reason_and_boxes():
     assert cert.uncertified
 
 
+def test_a_search_out_of_boxes_has_reached_all_but_the_singular_corner_and_says_so():
+    """0.9·x(1 − y) ≤ (x² + (1 − y)²)/2 holds on [0, 1]² with equality only at the corner (0, 1), where no box
+    touching it closes at any size. With 200 boxes the breadth-first compiled search closes more than 0.9 of
+    the square (depth-first, lower or upper half first, is stuck in the corner with 2/3 or 1/3 of the square
+    closed) and reports the open boxes, all left in its queue, in the corner. Those closed boxes are not
+    re-proven in arb when the budget runs out, so ``certified_fraction`` stays 0: the open region says where
+    the work is left."""
+    cert = certify(R(9, 10) * x * (1 - y), (x**2 + (1 - y) ** 2) / 2, {x: (0, 1), y: (0, 1)}, max_boxes=200,
+                   arb_boxes=0, n_samples=0)
+    assert cert.status == "undecided" and cert.reason.startswith("box limit (compiled search, max_boxes)")
+    where = cert.open_region
+    assert 1 - where["volume"] > 0.9
+    assert where["why"] == {"unvisited": where["boxes"]} and where["boxes"] > 0
+    (x_lo, x_hi), (y_lo, y_hi) = where["hull"]["x"], where["hull"]["y"]
+    assert x_lo == 0 and x_hi < 0.1 and 0.9 < y_lo and y_hi == 1, where
+    assert f"open boxes ({where['boxes']}: {where['boxes']} unvisited;" in cert.reason
+    assert "x ∈ [0, 0.0" in cert.reason
+    assert cert.to_dict()["open_region"] == where
+    assert "open_region" not in certify(x, x + 1, {x: (0, 1)}).to_dict()
+
+
 def test_region_inequality_with_open_end_and_constraint():
     ineq = RegionInequality(
         # x*y < y^2 needs the constraint x < y; false on the excluded part of the box

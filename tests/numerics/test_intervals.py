@@ -133,7 +133,7 @@ def test_compiled_search_never_closes_a_box_arb_refutes(expr, box):
     leaf_lo, leaf_hi = np.empty((cap + 2, 2)), np.empty((cap + 2, 2))
     kind, aux = np.zeros(cap + 2, np.int64), np.zeros((cap + 2, 2))
     open_lo, open_hi, why = np.empty((cap + 2, 2)), np.empty((cap + 2, 2)), np.zeros(cap + 2, np.int64)
-    state, candidate = np.array([1, 0, 0, 0, 0]), np.empty(2)
+    state, candidate = np.array([1, 0, 0, 0, 0, 0]), np.empty(2)
     I.branch_and_bound(tape.ops, tape.const_lo, tape.const_hi, tape.outputs[0], np.zeros(0, np.int64),
                        np.zeros(0, np.bool_), False, stack_lo, stack_hi, stack_lo[0].copy(), stack_hi[0].copy(),
                        1e-6, cap, leaf_lo, leaf_hi, kind, aux, open_lo, open_hi, why, state, candidate)
@@ -161,7 +161,7 @@ def test_the_search_is_the_same_on_every_run():
         leaf_lo, leaf_hi = np.zeros((cap + 2, 2)), np.zeros((cap + 2, 2))
         kind, aux = np.zeros(cap + 2, np.int64), np.zeros((cap + 2, 2))
         open_lo, open_hi, why = np.zeros((cap + 2, 2)), np.zeros((cap + 2, 2)), np.zeros(cap + 2, np.int64)
-        state, candidate = np.array([1, 0, 0, 0, 0]), np.zeros(2)
+        state, candidate = np.array([1, 0, 0, 0, 0, 0]), np.zeros(2)
         I.branch_and_bound(tape.ops, tape.const_lo, tape.const_hi, tape.outputs[0], np.zeros(0, np.int64),
                            np.zeros(0, np.bool_), False, stack_lo, stack_hi, np.array([-1.0, 0.0]),
                            np.array([1.0, 1.0]), 1e-9, cap, leaf_lo, leaf_hi, kind, aux, open_lo, open_hi, why,
@@ -169,6 +169,55 @@ def test_the_search_is_the_same_on_every_run():
         runs.append((state.copy(), leaf_lo.copy(), leaf_hi.copy(), kind.copy(), open_lo.copy()))
     for a, b in zip(*runs, strict=True):
         assert np.array_equal(a, b)
+
+
+def _search(tape, boxes, region, min_width, max_boxes, rows, chunk, head):
+    """branch_and_bound from ``boxes`` ((lo, hi) rows) queued from row ``head`` of a queue of ``rows`` rows,
+    resumed every ``chunk`` boxes: the final state, and the closed leaves (ends, kind) and open boxes (ends,
+    why) in the order recorded."""
+    nv = len(region[0])
+    queue_lo, queue_hi = np.zeros((rows, nv)), np.zeros((rows, nv))
+    for k, (lo, hi) in enumerate(boxes):
+        queue_lo[(head + k) % rows], queue_hi[(head + k) % rows] = lo, hi
+    n = max_boxes + 2
+    leaf_lo, leaf_hi, aux = np.zeros((n, nv)), np.zeros((n, nv)), np.zeros((n, nv))
+    kind = np.zeros(n, np.int64)
+    open_lo, open_hi, why = np.zeros((n, nv)), np.zeros((n, nv)), np.zeros(n, np.int64)
+    state, candidate = np.array([len(boxes), 0, 0, 0, 0, head]), np.zeros(nv)
+    while True:
+        limit = min(max_boxes, state[3] + chunk)
+        I.branch_and_bound(tape.ops, tape.const_lo, tape.const_hi, tape.outputs[0], np.zeros(0, np.int64),
+                           np.zeros(0, np.bool_), False, queue_lo, queue_hi, np.array(region[0], float),
+                           np.array(region[1], float), min_width, limit, leaf_lo, leaf_hi, kind, aux, open_lo,
+                           open_hi, why, state, candidate)
+        if state[4] != I.BUDGET or limit == max_boxes:
+            break
+    leaves = [(*leaf_lo[i], *leaf_hi[i], kind[i]) for i in range(state[1])]
+    opened = [(*open_lo[i], *open_hi[i], why[i]) for i in range(state[2])]
+    return state, leaves, opened
+
+
+def test_a_search_that_ends_closes_the_same_boxes_in_any_order():
+    """What happens to a box depends on the box alone, so a search that runs to the end closes and hands on
+    the same boxes breadth-first (in one call, or resumed every 7 boxes), depth-first from the tail while 40
+    or more boxes are queued, and depth-first throughout; only the order differs. The 64 starting boxes are
+    queued across the end of the ring buffer, so that both ends wrap around. (x − 0.7y)² ≥ 0, expanded, is
+    tight along a line: ~9000 boxes, leaves and open boxes."""
+    tape = I.compile_tape([x**2 - sp.Rational(7, 5) * x * y + sp.Rational(49, 100) * y**2], [x, y])
+    grid = [((i / 8, j / 8), ((i + 1) / 8, (j + 1) / 8)) for i in range(8) for j in range(8)]
+    reserve, budget = I.DEPTH_RESERVE * 2, 100_000
+    big, small = budget + reserve + 100, reserve + 40
+    runs = [_search(tape, grid, ((0, 0), (1, 1)), 1e-3, budget, rows, chunk, head)
+            for rows, chunk, head in [(big, budget, 0), (big, 7, big - 30), (small, 1000, small - 30),
+                                      (reserve + 1, budget, reserve - 30)]]
+    first, leaves, opened = runs[0]
+    assert first[0] == 0 and first[4] == I.DONE and first[3] > small
+    assert len(leaves) > 1000 and len(opened) > 1000
+    for state, other_leaves, other_opened in runs[1:]:
+        assert np.array_equal(state[:5], first[:5])
+        assert sorted(other_leaves) == sorted(leaves) and sorted(other_opened) == sorted(opened)
+    assert runs[1][1] == leaves  # resumed in chunks, from another row: the same search
+    assert runs[2][1] != leaves and runs[3][1] != runs[2][1] != leaves  # other orders
 
 
 def test_an_unknown_function_is_refused_by_name():
