@@ -131,6 +131,14 @@ def build_parser() -> argparse.ArgumentParser:
     latex.add_argument("-o", "--output", metavar="FILE", help="output file (default: stdout)")
     latex.add_argument("--verdicts", metavar="JSON",
                        help="verdicts from a 'tdcheck run --json' file instead of running the claims")
+    latex.add_argument("--errata-only", action="store_true",
+                       help="only the errata: per erratum its label, printed and corrected forms, evidence and replay")
+    shape = latex.add_mutually_exclusive_group()
+    shape.add_argument("--standalone", dest="fragment", action="store_false",
+                       help="a complete document that compiles on its own (the default)")
+    shape.add_argument("--fragment", dest="fragment", action="store_true",
+                       help="no preamble: sections to \\input or paste into a paper's source (needs amsmath, amssymb)")
+    latex.set_defaults(fragment=False)
     latex.add_argument("--budget", choices=BUDGETS, default="quick")
     latex.add_argument("--seed", type=int, default=0)
     latex.add_argument("--workers", type=int, default=None)
@@ -345,7 +353,7 @@ def print_table(result: RunResult) -> None:
 
 def command_latex(args: argparse.Namespace, console: Console) -> int:
     """``tdcheck latex``: the selected claims are run (or read from ``--verdicts``) to write the errata."""
-    from checks.latex_export import document
+    from checks.latex_export import document, lint
 
     check_workers(args.workers)
     claims = select([args.selector])
@@ -365,7 +373,10 @@ def command_latex(args: argparse.Namespace, console: Console) -> int:
     for error in errors:
         console.print(f"[bold red]tdcheck: {error['id']} crashed (a bug in tdcheck):[/] {error['error']}",
                       highlight=False)
-    text = document(claims, records, forms)
+    text = document(claims, records, forms, errata_only=args.errata_only, fragment=args.fragment)
+    for problem in lint(text):
+        console.print(f"[bold yellow]tdcheck latex: the export may not compile or shows an internal name:[/] {problem}",
+                      highlight=False)
     if args.output:
         Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         Path(args.output).write_text(text)

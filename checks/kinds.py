@@ -36,7 +36,9 @@ import sympy as sp
 from checks.claim import Context, Outcome
 from checks.numeric_identity import pinned_head
 from checks.status import Status, combine
+from checks.papers import PAPERS
 from derivations.core import Item, RegionInequality
+from derivations.corrections import minimal_correction
 from derivations.domain import Constraint, Domain
 from derivations.errors import InvalidArgument
 
@@ -48,10 +50,10 @@ from derivations.errors import InvalidArgument
 #: inequality, ``certify_arb_boxes`` for its arb search (per inequality, and in all per item);
 #: the ``*_seconds`` entries are safety caps only (a cap that binds is reported as such).
 EFFORT = {
-    "quick": {"points": 8, "symbolic_seconds": 0.05, "inequality_points": 1000,
+    "quick": {"points": 8, "symbolic_seconds": 0.05, "inequality_points": 1000, "correction_edits": 600,
               "certify_boxes": 20_000, "certify_arb_boxes": 100, "certify_item_arb_boxes": 1_000,
               "certify_seconds": 30.0, "certify_item_seconds": 300.0},
-    "full": {"points": 24, "symbolic_seconds": 8.0, "inequality_points": 20000,
+    "full": {"points": 24, "symbolic_seconds": 8.0, "inequality_points": 20000, "correction_edits": 5000,
              "certify_boxes": 5_000_000, "certify_arb_boxes": 20_000, "certify_item_arb_boxes": 200_000,
              "certify_seconds": 1800.0, "certify_item_seconds": 7200.0},
 }
@@ -196,6 +198,8 @@ class ItemCheck:
             evidence["inequalities_not_applicable"] = outside
             item = replace(item, inequalities=[i for i in item.inequalities if i.id not in outside])
         differing, failing, alternative, exact = [], [], [], True
+        owner = PAPERS.get(ctx.claim_id.split(".")[0])
+        names = owner.symbol_names() if owner else {}
         for formula in item.formulas:
             local = {s: v for s, v in fixed.items() if s in formula.domain.symbols}
             agreement = formula.verify(
@@ -208,6 +212,8 @@ class ItemCheck:
             if not agreement.equal:
                 name = formula.id.removeprefix(item.id + ".")
                 (differing if self.canonical(formula.reading) else alternative).append(name)
+                search = minimal_correction(formula, seed=ctx.seed, max_candidates=effort["correction_edits"])
+                record["correction"] = search.to_dict(names)
             elif agreement.status != "exact" and self.canonical(formula.reading):
                 exact = False
         for predicate in item.predicates:
@@ -441,7 +447,8 @@ def _case_record(case: Mapping[sp.Symbol, int], cert) -> dict[str, Any]:
             "arb_boxes": cert.arb_boxes, "margin": cert.min_margin_lower,
             "coverage": coverage, "counterexample": counterexample, "method": method,
             "seconds": cert.elapsed, "reason": reason,
-            "uncertified_boxes": cert.uncertified[:5] if cert.status == "undecided" else []}
+            "uncertified_boxes": cert.uncertified[:5] if cert.status == "undecided" else [],
+            **({"open_region": cert.open_region} if cert.open_region else {})}
 
 
 def _combine(name: str, records: list[dict[str, Any]]) -> dict[str, Any]:

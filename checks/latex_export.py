@@ -16,7 +16,7 @@ import sympy as sp
 from checks.claim import Claim
 from checks.kinds import ItemCheck
 from checks.papers import paper
-from checks.report import agreement_line, formula_forms, statement_parts
+from checks.report import MAX_LATEX, agreement_line, formula_forms, statement_parts
 from derivations.core import Formula, simplified
 from derivations.latex import standard_name, to_latex
 
@@ -34,6 +34,13 @@ PREAMBLE = r"""\documentclass[10pt]{article}
 Each entry gives the paper's label, the formula as printed, the formula derived by tdcheck from its
 definition, and the difference (printed $-$ derived), simplified where SymPy manages within a time limit.
 Status: \textbf{equal} (exact or to 30 digits at sampled points) or \textbf{differs} (with a counterexample).
+"""
+
+
+ERRATA_PREAMBLE = PREAMBLE.split(r"\maketitle")[0] + r"""\maketitle
+One entry per erratum: the paper's label, the form as printed, the smallest edit of it that makes it equal to
+the form tdcheck derives from the definitions (boxed; verified by the identity check), or the derived form
+when no small edit exists, one line of evidence, and the command that replays the verdict.
 """
 
 
@@ -57,7 +64,8 @@ def _evidence(text: str, names: Mapping[str, str]) -> str:
 
 def _escape(text: str) -> str:
     for char, replacement in (("\\", r"\textbackslash{}"), ("_", r"\_"), ("&", r"\&"), ("%", r"\%"),
-                              ("#", r"\#"), ("{", r"\{"), ("}", r"\}"), ("^", r"\^{}"), ("$", r"\$")):
+                              ("#", r"\#"), ("{", r"\{"), ("}", r"\}"), ("^", r"\^{}"), ("$", r"\$"),
+                              ("--", "-{}-")):  # a command line's -- is not an en dash
         text = text.replace(char, replacement)
     return _unicode_to_latex(text)
 
@@ -147,9 +155,9 @@ def formula_section(
                  "derived": _math(formula.derived, names),
                  "difference": _math(simplified(formula.stated - formula.derived, seconds), names)}
     equal = record.get("status") in ("exact", "numeric")
-    difference = forms.get("difference") or r"	ext{(not printed; see the JSON record)}"
+    difference = forms.get("difference") or r"\text{(not printed; see the JSON record)}"
     if record.get("status") == "numeric":
-        difference += r"\quad	ext{(numerically: to 30 digits at every sampled point)}"
+        difference += r"\quad\text{(numerically: to 30 digits at every sampled point)}"
     lines = [
         r"\subsection*{\texttt{%s} --- %s}" % (_escape(formula.id), _escape(formula.label)),
         _escape(formula.description) + (r" \emph{Reading: %s.}" % _escape(
@@ -164,30 +172,45 @@ def formula_section(
     ]
     if not equal:
         lines.append(_evidence(" " + agreement_line(record), names))
+    correction = record.get("correction")
+    if correction:
+        lines.append(r"\\ \emph{Minimal correction:} " + _correction_line(correction))
+        if correction.get("kind") != "none":
+            lines += [r"\begin{align*}", r"\text{edit:}\quad & %s \\" % _bounded(correction["latex_marked"]),
+                      r"\text{corrected:}\quad & %s" % _bounded(correction["latex_corrected"]), r"\end{align*}"]
     return "\n".join(lines) + "\n"
 
 
 def document(
     claims: list[Claim], verdicts: Mapping[str, Mapping[str, Any]] | None = None,
-    forms: Mapping[str, Mapping] | None = None,
+    forms: Mapping[str, Mapping] | None = None, *, errata_only: bool = False, fragment: bool = False,
 ) -> str:
     """The whole LaTeX document for ``claims``: the errata, then every closed-form display.
 
     ``verdicts`` (claim id -> ``Verdict.to_dict()`` record) decide the errata and give each
     display's comparison; ``forms`` (claim id -> ``checks.report.formula_forms``) its LaTeX,
     computed here from the item when absent. Without a verdict a closed form is verified here.
+    ``errata_only`` keeps only the errata (a short sheet); ``fragment`` leaves out the preamble and
+    ``\\end{document}``, for pasting into a paper's source (which needs amsmath and amssymb).
     """
     verdicts, forms = verdicts or {}, dict(forms or {})
-    papers = sorted({c.paper for c in claims})
-    parts = [PREAMBLE % _escape("tdcheck: printed versus derived closed forms (" + ", ".join(papers) + ")")]
+    papers = ", ".join(sorted({c.paper for c in claims}))
+    if fragment:
+        parts = ["%% tdcheck LaTeX fragment (%s); needs \\usepackage{amsmath,amssymb}\n" % papers]
+    elif errata_only:
+        parts = [ERRATA_PREAMBLE % _escape(f"tdcheck: errata ({papers})")]
+    else:
+        parts = [PREAMBLE % _escape(f"tdcheck: printed versus derived closed forms ({papers})")]
     for claim in claims:
         if isinstance(claim.check, ItemCheck) and claim.id in verdicts and claim.id not in forms:
             forms[claim.id] = formula_forms(claim, verdicts[claim.id].get("evidence", {}))
     if verdicts:
         parts.append(errata_section(claims, verdicts, forms))
         constants = constants_section(claims, verdicts)
-        if constants:
+        if constants and not errata_only:
             parts.append(constants)
+    if errata_only:
+        return "\n".join(parts + ([] if fragment else [r"\end{document}" + "\n"]))
     for claim in claims:
         if not isinstance(claim.check, ItemCheck):
             continue
@@ -202,7 +225,8 @@ def document(
                                          forms=claim_forms.get(formula.id)))
         for note in item.notes:
             parts.append(r"\emph{Note:} %s" % _escape(note) + "\n")
-    parts.append(r"\end{document}" + "\n")
+    if not fragment:
+        parts.append(r"\end{document}" + "\n")
     return "\n".join(parts)
 
 
@@ -225,6 +249,7 @@ def errata_section(
         if not record or record.get("status") not in ("differs", "fails"):
             continue
         evidence = record.get("evidence", {})
+        replay = record.get("replay", "")
         labels = "; ".join(p for p in (claim.label, claim.label_alt) if p)
         head = r"\item \texttt{%s} (%s), \textbf{%s}" % (_escape(claim.id), _escape(labels), record["status"])
         entries = []
@@ -233,20 +258,28 @@ def errata_section(
         if not entries:
             corrected = evidence.get("corrected") if isinstance(evidence.get("corrected"), str) else ""
             entries = [("text", _statement_latex(claim.statement), corrected, record.get("summary", ""))]
-        for kind, printed, derived, line in entries:
+        for kind, printed, derived, line, *extra in entries:
+            correction = extra[0] if extra else None
             lines.append(head)
             rows = []
             if kind == "math":
                 rows.append(r"\text{printed:}\quad & %s" % _bounded(printed))
             else:
                 lines.append(r"\\ printed: " + (printed or r"\emph{(no statement recorded)}"))
-            if derived:
+            if correction and correction.get("kind") != "none":
+                rows.append(r"\text{edit:}\quad & %s" % _bounded(correction["latex_marked"]))
+                rows.append(r"\text{corrected:}\quad & %s" % _bounded(correction["latex_corrected"]))
+            elif derived:
                 name = "derived" if kind == "math" else "corrected"
                 rows.append(r"\text{%s:}\quad & %s" % (name, _bounded(derived)))
             if rows:
                 lines += [r"\begin{align*}", " \\\\\n".join(rows), r"\end{align*}"]
+            if correction:
+                lines.append(r"\emph{Minimal correction:} " + _correction_line(correction) + r"\\")
             lines.append((r"\\ " if not rows else "") + r"\emph{Evidence:} "
                          + _evidence(_short_line(line), paper(claim.paper).symbol_names()))
+            if replay:
+                lines.append(r"\\ \emph{Replay:} \texttt{%s}" % _escape(replay))
             count += 1
     if not count:
         lines.append(r"\item None: no selected verdict is \emph{differs} or \emph{fails}.")
@@ -322,7 +355,7 @@ def _item_errata(claim: Claim, evidence: Mapping[str, Any], forms: Mapping) -> l
         form = forms.get("formulas", {}).get(fid, {})
         printed = form.get("printed") or form.get("stated", "")
         line = f"{fid} ({record.get('label', '')}): {agreement_line(record)}"
-        out.append(("math", printed, form.get("derived", ""), line))
+        out.append(("math", printed, form.get("derived", ""), line, record.get("correction")))
     certification = {str(c.get("inequality")): c for c in evidence.get("certification") or []
                      if isinstance(c, Mapping)}
     for iid, record in (evidence.get("inequalities") or {}).items():
@@ -340,8 +373,18 @@ def _item_errata(claim: Claim, evidence: Mapping[str, Any], forms: Mapping) -> l
     return out
 
 
+def _correction_line(correction: Mapping[str, Any]) -> str:
+    """The minimal correction in words: the edit and how its equality was confirmed, or why there is none."""
+    if correction.get("kind") == "none":
+        return _escape(_short_line(correction.get("edit", ""), 300)) + "; the derived form is shown instead."
+    how = {"exact": "the difference simplifies to 0", "numeric": "equal to 30 digits at every sampled point"}
+    edit = correction.get("edit_latex") or _escape(correction.get("edit", ""))
+    return "%s (%s; %s)" % (_unicode_to_latex(edit), _escape(correction.get("kind", "")),
+                           how.get(correction.get("identity", ""), correction.get("identity", "")))
+
+
 def _bounded(latex: str) -> str:
-    if len(latex) > 1500:
+    if len(latex) > MAX_LATEX:
         return r"\text{(%d characters of LaTeX: see the section below)}" % len(latex)
     return latex or r"\text{(not recorded)}"
 
@@ -356,3 +399,70 @@ def _statement_latex(statement: str) -> str:
 def _short_line(text: str, limit: int = 400) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+#: commands of LaTeX, amsmath and amssymb that exports may use; any other command would be undefined
+KNOWN_COMMANDS = frozenset("""
+documentclass usepackage title author date begin end maketitle section subsection setlength parindent
+allowdisplaybreaks item emph textbf texttt text textit textrm mathrm mathbf mathit mathcal mathbb mathsf
+boldsymbol operatorname frac tfrac dfrac sqrt sum prod int oint lim sup inf max min log ln exp sin cos tan sinh
+cosh tanh arcsin arccos arctan det left right big Big bigg Bigg bigl bigr Bigl Bigr middle quad qquad cdot cdots
+ldots dots vdots ddots times div pm mp le ge leq geq leqslant geqslant neq ne approx sim simeq equiv propto ll gg
+lesssim gtrsim asymp to rightarrow leftarrow Rightarrow Leftarrow leftrightarrow Leftrightarrow iff implies mapsto
+infty partial nabla forall exists in notin subset subseteq supset supseteq cup cap setminus emptyset varnothing ell
+hbar circ star ast bullet prime tilde hat bar vec dot ddot check breve overline underline widetilde widehat underbrace
+overbrace boxed mid parallel perp langle rangle lfloor rfloor lceil rceil lvert rvert lVert rVert vert Vert
+textbackslash S P dagger ddagger displaystyle textstyle scriptstyle limits nolimits binom tbinom dbinom not colon
+otimes oplus odot wedge vee neg land lor top bot mathrm operatorname overset underset stackrel smallint
+alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi varpi rho varrho
+sigma varsigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega
+surd aleph Re Im wp angle triangle square blacksquare checkmark dag ddag
+""".split())
+
+_DISPLAYS = re.compile(r"\\begin\{align\*\}(.*?)\\end\{align\*\}", re.S)
+_WORDS_ALLOWED_IN = re.compile(r"\\(?:text|mathrm|texttt|operatorname|textbf|emph|mathbb|mathcal)\{[^{}]*\}")
+
+
+def lint(text: str) -> list[str]:
+    """Problems that would stop ``text`` (an export) from compiling or would put an internal name on the page:
+    unbalanced braces, ``$``, ``\\\\left``/``\\\\right`` or environments; commands that LaTeX, amsmath and amssymb
+    do not define; in the displays tdcheck prints (every row but the paper's own ``printed:`` LaTeX), words of
+    three or more letters outside ``\\\\text``-like groups (a symbol name that no paper maps, e.g. ``hratio``).
+    Empty when the export is clean."""
+    problems = []
+    depth, line = 0, 1
+    body = re.sub(r"\\[{}$%&#_\\]", "", text)  # escaped characters and line breaks
+    for char in body:
+        line += char == "\n"
+        depth += (char == "{") - (char == "}")
+        if depth < 0:
+            problems.append(f"line {line}: '}}' closes a group that was never opened")
+            depth = 0
+    if depth:
+        problems.append(f"{depth} group(s) left open at the end")
+    if body.count("$") % 2:
+        problems.append("an odd number of '$'")
+    lefts, rights = len(re.findall(r"\\left(?![a-zA-Z])", text)), len(re.findall(r"\\right(?![a-zA-Z])", text))
+    if lefts != rights:
+        problems.append(f"{lefts} \\left against {rights} \\right")
+    stack = []
+    for kind, name in re.findall(r"\\(begin|end)\{([^}]*)\}", text):
+        if kind == "begin":
+            stack.append(name)
+        elif not stack or stack.pop() != name:
+            problems.append(f"\\end{{{name}}} does not close the innermost open environment")
+    if stack:
+        problems.append(f"environments left open: {stack}")
+    unknown = sorted({c for c in re.findall(r"\\([A-Za-z]+)", text)} - KNOWN_COMMANDS)
+    if unknown:
+        problems.append(f"commands LaTeX/amsmath/amssymb do not define: {unknown}")
+    for display in _DISPLAYS.findall(text):
+        for row in display.split("\\\\"):
+            if row.strip().startswith(r"\text{printed:}"):
+                continue  # the paper's own LaTeX, verbatim
+            bare = re.sub(r"\\(begin|end)\{[^}]*\}", " ", row)
+            bare = re.sub(r"\\[A-Za-z]+", " ", _WORDS_ALLOWED_IN.sub(" ", bare))
+            words = sorted(set(re.findall(r"(?<![A-Za-z])[A-Za-z]{3,}(?![A-Za-z])", bare)))
+            if words:
+                problems.append(f"names in mathematics that no paper maps: {words} in {row.strip()[:80]!r}")
+    return problems

@@ -58,7 +58,8 @@ class Paper:
         if not self.symbols:
             return {}
         module, _, name = self.symbols.partition(":")
-        return dict(getattr(importlib.import_module(module), name))
+        names = getattr(importlib.import_module(module), name)
+        return type(names)(names)  # a copy of the same kind (a paper's mapping may know names by pattern)
 
     def canonical(self) -> dict[str, str]:
         """The canonical value of every reading flag."""

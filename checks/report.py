@@ -26,6 +26,7 @@ import sympy as sp
 
 from checks.claim import Claim, Verdict
 from checks.papers import paper
+from numerics.stored import stored
 
 #: LaTeX longer than this is not rendered (a page of MathML per display helps nobody); expressions with
 #: more nodes than MAX_NODES (about MAX_LATEX characters) are not even printed, which takes seconds
@@ -136,16 +137,58 @@ def formula_forms(claim: Claim, evidence: Mapping[str, Any]) -> dict[str, dict[s
         record = records.get(formula.id, {})
         formulas[formula.id] = {
             "printed": formula.latex,
-            "stated": latex(formula.stated),
-            "derived": latex(formula.derived),
+            "stated": _readable(latex(formula.stated), claim.id, formula.id, "stated"),
+            "derived": presented_latex(claim.id, formula.id, "derived"),
             "difference": _difference_latex(formula, record, names),
         }
     inequalities = {}
     for inequality in item.inequalities:
         relation = "<" if inequality.strict else r"\le"
-        encoded = f"{latex(inequality.lhs)} {relation} {latex(inequality.rhs)}"
+        lhs = _readable(latex(inequality.lhs), claim.id, inequality.id, "lhs")
+        encoded = f"{lhs} {relation} {_readable(latex(inequality.rhs), claim.id, inequality.id, 'rhs')}"
         inequalities[inequality.id] = {"printed": inequality.latex, "stated": encoded}
     return {"formulas": formulas, "inequalities": inequalities}
+
+
+#: a display whose LaTeX is longer than this is too long for one line: it is presented (see presented_latex)
+READABLE_LATEX = 1500
+
+
+def _readable(text: str, claim_id: str, display_id: str, side: str) -> str:
+    """``text`` (the plain LaTeX of a printed side, which keeps the print's shape) when it fits a line, else the
+    side in the presentation of :func:`presented_latex`."""
+    if len(text) <= READABLE_LATEX and not text.startswith(r"\text{(too long"):
+        return text
+    return presented_latex(claim_id, display_id, side)
+
+
+@stored
+def presented_latex(claim_id: str, display_id: str, side: str) -> str:
+    """LaTeX of one side of a display (``derived`` or ``stated`` of a formula, ``lhs`` or ``rhs`` of an
+    inequality) as a person would print it (``derivations.presentation.present``: summation index as printed,
+    powers instead of exp∘log, factored, a rational function of e^{−p}, …; each rewrite checked equal to
+    that side by the identity check), in the paper's notation, or a note when it is still too long to read.
+    Stored on disk: the presentation pass factorises, which takes seconds per display."""
+    from dataclasses import replace
+
+    from checks import registry
+    from derivations.core import Formula
+    from derivations.presentation import MAX_NODES as MAX_PRESENTED_NODES, present
+
+    claim = registry.load_all()[claim_id]
+    item = claim.check.item
+    display = next(d for d in [*item.formulas, *item.inequalities] if d.id == display_id)
+    expr = getattr(display, side)
+    if isinstance(display, Formula):
+        formula = replace(display, stated=display.stated, derived=expr)
+    else:
+        formula = Formula(display.id, display.label, expr, expr, display.domain)
+    names = paper(claim.paper).symbol_names()
+    for nodes, _ in enumerate(sp.preorder_traversal(expr)):
+        if nodes > MAX_PRESENTED_NODES:
+            return bounded_latex(expr, names)
+    text = present(formula).latex(names)
+    return text if len(text) <= MAX_LATEX else r"\text{(too long to print: %d characters of LaTeX)}" % len(text)
 
 
 def bounded_latex(expr: sp.Expr, names: Mapping[str, str]) -> str:

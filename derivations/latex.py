@@ -15,7 +15,7 @@ class PaperLatexPrinter(LatexPrinter):
 
     def __init__(self, symbol_names: Mapping[str, str] | None = None, **settings):
         super().__init__(settings)
-        self.paper_symbols = dict(symbol_names or {})
+        self.paper_symbols = symbol_names if symbol_names is not None else {}  # a mapping may know names by pattern
 
     def _print_Symbol(self, expr, style="plain"):
         if expr.name in self.paper_symbols:

@@ -43,17 +43,33 @@ SYMBOL_NAMES = {
 
 def latex_name(name: str) -> str:
     """The LaTeX of a symbol name, including the model parameters ``u_1a``, ``W_1a_3b``, ``mu_2``, ``S_...``."""
-    if name in SYMBOL_NAMES:
-        return SYMBOL_NAMES[name]
+    if dict.__contains__(SYMBOL_NAMES, name):
+        return dict.__getitem__(SYMBOL_NAMES, name)
     parts = name.split("_")
     if parts[0] == "u" and len(parts) == 2:
         return rf"\langle u,E_{{{parts[1][:-1]}}}^{{{parts[1][-1]}}}\rangle"
-    if parts[0] == "W" and len(parts) == 3:
+    if parts[0] in ("W", "Wp") and len(parts) == 3:
         (kl, kc), (ql, qc) = (parts[1][:-1], parts[1][-1]), (parts[2][:-1], parts[2][-1])
-        return rf"\langle E_{{{kl}}}^{{{kc}}},WE_{{{ql}}}^{{{qc}}}\rangle"
+        weight = "W" if parts[0] == "W" else "W'"
+        return rf"\langle E_{{{kl}}}^{{{kc}}},{weight}E_{{{ql}}}^{{{qc}}}\rangle"
     if parts[0] == "mu" and len(parts) == 2:
         return rf"\mu_{{{parts[1]}}}"
     return name
+
+
+class _Names(dict):
+    """SYMBOL_NAMES that also knows the model parameters' names by pattern (:func:`latex_name`)."""
+
+    def __contains__(self, name: object) -> bool:
+        return dict.__contains__(self, name) or (isinstance(name, str) and latex_name(name) != name)
+
+    def __missing__(self, name: str) -> str:
+        if isinstance(name, str) and latex_name(name) != name:
+            return latex_name(name)
+        raise KeyError(name)
+
+
+SYMBOL_NAMES = _Names(SYMBOL_NAMES)
 
 
 #: reading flags of spec §2.9, each with its values, the canonical (default) value first

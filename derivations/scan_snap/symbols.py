@@ -35,6 +35,8 @@ SYMBOL_NAMES = {
     "rho0": r"\rho_0", "nu": r"\nu", "omega1": r"\omega_1", "omega0": r"\omega_0", "Gamma": r"\Gamma",
     "z": "z_l", "epsilon": r"\epsilon", "x": "x", "N": "N", "delta": r"\delta",
     "hp": "h'", "lg_t": r"\log_{10} t", "gamma": r"\gamma",
+    # the entries of E' in Theorem 1's coefficients (derivations.scan_snap.theorem1)
+    **{f"Ep{i}{j}": f"E'_{{{i}{j}}}" for i in range(1, 10) for j in range(1, 10)},
 }
 
 #: the setting options of spec §2.9 (``ss.opt.<flag>``): values, the canonical (default) one first

@@ -1,8 +1,6 @@
 """The command line: listing, running, bad input, LaTeX export."""
 
 import json
-import shutil
-import subprocess
 
 import pytest
 
@@ -59,18 +57,6 @@ def test_malformed_param_says_what_the_form_is(param, capsys):
 def test_param_unknown_to_every_selected_claim_is_refused(capsys):
     assert main(["run", "ih.cf.M", "--param", "wstar=0.3"]) == 2
     assert "wstar" in capsys.readouterr().err
-
-
-@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
-def test_latex_export_compiles_with_pdflatex(tmp_path):
-    tex = tmp_path / "ih.tex"
-    assert main(["latex", "ih.cf.lemma8", "-o", str(tex)]) == 0
-    result = subprocess.run(
-        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", tex.name],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
-    )
-    assert result.returncode == 0, result.stdout[-2000:]
-    assert (tmp_path / "ih.pdf").stat().st_size > 1000
 
 
 def test_a_claims_progress_reaches_the_callback_clamped_to_0_1():

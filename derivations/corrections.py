@@ -1,0 +1,472 @@
+"""The smallest edit of a printed closed form that makes it equal to its derivation.
+
+For a display that differs, :func:`minimal_correction` enumerates single edits of the printed form:
+a sign, a constant or symbolic factor, a numeric constant (c → −c, 2c, c/2, c ± 1, 1/c), an exponent
+(e → e ± 1, −e, 2e, e/2), an index range (a sum's bound ± 1, its summand shifted), a dropped or an extra
+term, a dropped factor, a symbol swapped for another (one occurrence, or two symbols throughout). Each
+edit is screened at a few points of the domain (20 digits); those that pass go, smallest first, to the
+identity check every display gets (:meth:`derivations.core.Formula.verify`). The first confirmed edit
+is the correction; when none is confirmed the result says which kinds were searched.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+import mpmath
+import sympy as sp
+
+from derivations.core import Evaluator, Formula, evaluator, time_limit
+from derivations.latex import PaperLatexPrinter, to_latex
+
+#: edit kinds in the order of their size: a sign is a smaller edit than a new term
+KINDS = ("sign", "constant factor", "constant", "exponent", "index range", "symbol", "term", "factor",
+         "symbolic factor")
+SCREEN_POINTS = 3
+SCREEN_DPS = 20
+MAX_NODES = 400  # in printed forms larger than this only the whole form is edited (sign, factor, term, swap)
+MAX_CANDIDATES = 2000
+LONG_LATEX = 1500  # characters: longer than one line of a page
+SYMBOLIC_NODES = 150  # the symbolic ratio and difference are tried only on forms this small (they finish quickly)
+
+
+class Edited(sp.Function):
+    """A marker around the edited part of a corrected display; LaTeX draws a box around it."""
+
+    nargs = 1
+
+    def _latex(self, printer, exp=None):
+        boxed = r"\boxed{%s}" % printer._print(self.args[0])
+        return boxed if exp is None else r"%s^{%s}" % (boxed, exp)
+
+
+class Deleted(sp.Function):
+    """A marker around a printed term or factor that the correction deletes."""
+
+    nargs = 1
+
+    def _latex(self, printer, exp=None):
+        marked = r"\underbrace{%s}_{\text{delete}}" % printer._print(self.args[0])
+        return marked if exp is None else r"\left(%s\right)^{%s}" % (marked, exp)
+
+
+@dataclass(frozen=True)
+class Said:
+    """An edit in words, its expressions kept apart so that they can be printed as text or as LaTeX."""
+
+    template: str
+    exprs: tuple = ()
+
+    def __init__(self, template: str, *exprs: sp.Expr):
+        object.__setattr__(self, "template", template)
+        object.__setattr__(self, "exprs", exprs)
+
+    def text(self) -> str:
+        """The edit with its expressions as SymPy text."""
+        return self.template.format(*(sp.sstr(e) for e in self.exprs))
+
+    def latex(self, symbol_names: Mapping[str, str] | None = None) -> str:
+        """The edit as LaTeX text with its expressions as inline math in the paper's notation."""
+        return self.template.format(*("$%s$" % to_latex(e, symbol_names) for e in self.exprs))
+
+
+@dataclass(frozen=True)
+class Correction:
+    """A verified edit: ``corrected`` equals the derivation (identity check ``status``: exact or numeric);
+    ``marked`` is the printed form with the edit marked (:class:`Edited`, :class:`Deleted`)."""
+
+    kind: str
+    description: Said
+    corrected: sp.Expr
+    marked: sp.Expr
+    status: str
+
+    def latex(self, symbol_names: Mapping[str, str] | None = None) -> tuple[str, str]:
+        """(the printed form with the edit marked, the corrected form) as LaTeX in the paper's notation; for a
+        factor of a form too long for one line, both read "factor · (printed)"."""
+        printer = PaperLatexPrinter(symbol_names)
+        marked, corrected = printer.doprint(self.marked), printer.doprint(self.corrected)
+        edited = [a for a in sp.Mul.make_args(self.marked) if a.func is Edited]
+        if len(marked) > LONG_LATEX and self.kind in ("sign", "constant factor", "symbolic factor") and edited:
+            factor = printer.doprint(edited[0].args[0])
+            marked = r"\boxed{%s}\cdot\Bigl(\text{printed}\Bigr)" % factor
+            corrected = r"%s\cdot\Bigl(\text{printed}\Bigr)" % factor
+        return marked, corrected
+
+    def to_dict(self, symbol_names: Mapping[str, str] | None = None) -> dict[str, str]:
+        """A JSON-ready record (the expressions as SymPy text and LaTeX)."""
+        marked, corrected = self.latex(symbol_names)
+        return {"kind": self.kind, "edit": self.description.text(), "edit_latex": self.description.latex(symbol_names),
+                "corrected": sp.sstr(self.corrected),
+                "latex_marked": marked, "latex_corrected": corrected, "identity": self.status}
+
+
+@dataclass(frozen=True)
+class Search:
+    """The outcome of :func:`minimal_correction`: the correction, or None with what was searched."""
+
+    correction: Correction | None
+    candidates: int
+    screened_equal: int
+    note: str = ""
+    scope: str = ""  # what was left out of the search, e.g. "; whole-form edits only: 576 nodes"
+
+    def to_dict(self, symbol_names: Mapping[str, str] | None = None) -> dict:
+        """A JSON-ready record."""
+        if self.correction is not None:
+            return {**self.correction.to_dict(symbol_names), "candidates": self.candidates}
+        return {"kind": "none", "edit": self.note or (
+            f"no single edit of the kinds searched ({', '.join(KINDS)}) makes the printed form equal to the "
+            f"derivation ({self.candidates} edits tried{self.scope})"), "candidates": self.candidates}
+
+
+def minimal_correction(formula: Formula, *, seed: int = 0, seconds: float = 20.0,
+                       max_candidates: int = MAX_CANDIDATES) -> Search:
+    """The smallest edit of ``formula.stated`` that the identity check finds equal to ``formula.derived``.
+
+    ``seconds`` bounds the symbolic part (ratio and difference simplification); the enumeration itself
+    is bounded by ``max_candidates`` edits, so the result does not depend on the machine's speed.
+    """
+    nodes = sum(1 for _ in sp.preorder_traversal(formula.stated))
+    symbols = tuple(sorted((formula.stated.free_symbols | formula.derived.free_symbols) - _bound(formula),
+                           key=lambda s: s.name))
+    points = formula.domain.sample(random.Random(seed + 7), SCREEN_POINTS)
+    target = []
+    for point in points:
+        try:
+            target.append(evaluator(formula.derived, symbols)(point, SCREEN_DPS + 10))
+        except (ZeroDivisionError, ValueError, TypeError, OverflowError):
+            return Search(None, 0, 0, "the derivation cannot be evaluated at the screening points")
+    screen = _Screen(formula.stated, symbols, points)
+    seen: set[sp.Expr] = set()
+    passed: list[tuple[int, int, str, str, sp.Expr, sp.Expr]] = []
+    count = 0
+    edits = _edits(formula, seconds, _constant_ratio(screen, target), local=nodes <= MAX_NODES)
+    for order, (kind, description, path, new, corrected, marked) in enumerate(edits):
+        if count >= max_candidates:
+            break
+        if corrected in seen or corrected == formula.stated or corrected.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+            continue
+        seen.add(corrected)
+        count += 1
+        values = screen.values_with(path, new, corrected)
+        if (_close(values, target) if values is not None else _agrees(corrected, symbols, points, target)):
+            passed.append((KINDS.index(kind), order, kind, description, corrected, marked))
+    for _, _, kind, description, corrected, marked in sorted(passed, key=lambda p: p[:2]):
+        agreement = dataclasses.replace(formula, stated=corrected).verify(n_points=8, seed=seed, symbolic_seconds=1.0)
+        if agreement.equal:
+            return Search(Correction(kind, description, corrected, marked, agreement.status), count, len(passed))
+    scope = "" if nodes <= MAX_NODES else f"; whole-form edits only: the printed form has {nodes} nodes"
+    return Search(None, count, len(passed), scope=scope)
+
+
+class _Unsupported(Exception):
+    """A node the tree evaluator does not know (the candidate is then evaluated by lambdify)."""
+
+
+def _value(node: sp.Expr, env: Mapping[sp.Symbol, mpmath.mpf]):
+    """The value of ``node`` at ``env`` (mpmath, current precision); sums are unrolled."""
+    if node.is_Symbol:
+        return env[node]
+    if node.is_Rational:
+        return mpmath.mpf(node.p) / node.q
+    if node.is_Float:
+        return mpmath.mpf(node)
+    if node is sp.pi:
+        return +mpmath.pi
+    if node is sp.E:
+        return +mpmath.e
+    if isinstance(node, sp.Sum) and len(node.limits) == 1:
+        index, lower, upper = node.limits[0]
+        first, last = _value(lower, env), _value(upper, env)
+        if first != int(first) or last != int(last) or last - first > 10_000:
+            raise _Unsupported
+        inner = dict(env)
+        total = mpmath.mpf(0)
+        for k in range(int(first), int(last) + 1):
+            inner[index] = mpmath.mpf(k)
+            total += _value(node.function, inner)
+        return total
+    return _combine(node, [_value(arg, env) for arg in node.args])
+
+
+def _combine(node: sp.Expr, values: list):
+    """The value of ``node`` from the values of its arguments."""
+    if isinstance(node, sp.Add):
+        return mpmath.fsum(values)
+    if isinstance(node, sp.Mul):
+        return mpmath.fprod(values)
+    if isinstance(node, sp.Pow):
+        base, exponent = values
+        if base < 0 and exponent != int(exponent):
+            raise ValueError("negative base, fractional exponent")
+        return base ** exponent
+    if isinstance(node, sp.exp):
+        return mpmath.exp(values[0])
+    if isinstance(node, sp.log):
+        if values[0] <= 0:
+            raise ValueError("log of a non-positive number")
+        return mpmath.log(values[0])
+    if isinstance(node, sp.Abs):
+        return abs(values[0])
+    raise _Unsupported
+
+
+class _Screen:
+    """Values of the printed form's nodes at the screening points, so that an edit of one node is evaluated
+    by recombining the path above it (no lambdify per candidate)."""
+
+    def __init__(self, stated: sp.Expr, symbols, points):
+        self.stated, self.symbols = stated, list(symbols)
+        self.envs = [{s: _to_mpf(point[s]) for s in symbols} for point in points]
+        self.values: list[dict[tuple[int, ...], object]] = []
+        with mpmath.workdps(SCREEN_DPS):
+            for env in self.envs:
+                table: dict[tuple[int, ...], object] = {}
+                try:
+                    self._fill(stated, (), env, table)
+                except (_Unsupported, ValueError, ZeroDivisionError, KeyError):
+                    table = {}
+                self.values.append(table)
+
+    def _fill(self, node, path, env, table):
+        if isinstance(node, sp.Sum):
+            table[path] = _value(node, env)  # nodes inside a sum depend on its index: not tabulated
+            return table[path]
+        if not node.args or node.is_Number:
+            table[path] = _value(node, env)
+            return table[path]
+        table[path] = _combine(node, [self._fill(arg, path + (i,), env, table) for i, arg in enumerate(node.args)])
+        return table[path]
+
+    def values_with(self, path: tuple[int, ...] | None, new: sp.Expr, whole: sp.Expr) -> list | None:
+        """The candidate's values at the points: ``whole`` evaluated afresh when ``path`` is None (a global
+        edit), else the printed form with the node at ``path`` replaced by ``new``; None where undefined."""
+        out = []
+        with mpmath.workdps(SCREEN_DPS):
+            for env, table in zip(self.envs, self.values):
+                try:
+                    if path is None or not table:
+                        out.append(_value(whole, env))
+                        continue
+                    # recompute from the outermost sum on the path (its inside is not tabulated)
+                    cut = next((k for k in range(len(path)) if (path[:k]) in table and
+                                isinstance(_node_at(self.stated, path[:k]), sp.Sum)), len(path))
+                    value = _value(_replace(_node_at(self.stated, path[:cut]), path[cut:], new), env)
+                    for k in range(cut - 1, -1, -1):
+                        parent = _node_at(self.stated, path[:k])
+                        args = [table[path[:k] + (i,)] for i in range(len(parent.args))]
+                        args[path[k]] = value
+                        value = _combine(parent, args)
+                    out.append(value)
+                except (_Unsupported, KeyError):
+                    return None if path is None else self.values_with(None, new, whole)
+                except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+                    return []
+        return out
+
+
+def _to_mpf(value):
+    rational = sp.Rational(value) if not isinstance(value, float) else sp.Rational(value)
+    return mpmath.mpf(rational.p) / rational.q
+
+
+def _node_at(expr: sp.Expr, path: tuple[int, ...]) -> sp.Expr:
+    for index in path:
+        expr = expr.args[index]
+    return expr
+
+
+def _close(values: list | None, target: list) -> bool:
+    if not values or len(values) != len(target):
+        return False
+    for got, value in zip(values, target):
+        if isinstance(got, mpmath.mpc) or not mpmath.isfinite(got):
+            return False
+        scale = max(abs(got), abs(value))
+        if scale and abs(got - value) > mpmath.mpf(10) ** (5 - SCREEN_DPS) * scale:
+            return False
+    return True
+
+
+def _agrees(candidate: sp.Expr, symbols, points, target) -> bool:
+    try:
+        function = Evaluator(candidate, list(symbols))  # not the shared cache: candidates are used once
+        for point, value in zip(points, target):
+            got = function(point, SCREEN_DPS)
+            scale = max(abs(got), abs(value))
+            if not mpmath.isfinite(got) or (scale and abs(got - value) > mpmath.mpf(10) ** (5 - SCREEN_DPS) * scale):
+                return False
+    except (ZeroDivisionError, ValueError, TypeError, OverflowError, NameError, AttributeError, RecursionError,
+            KeyError):
+        return False
+    return True
+
+
+def _bound(formula: Formula) -> set[sp.Symbol]:
+    return {limit[0] for e in (formula.stated, formula.derived) for s in e.atoms(sp.Sum, sp.Product)
+            for limit in s.limits}
+
+
+def _edits(formula: Formula, seconds: float, ratio: sp.Expr | None, local: bool = True,
+           ) -> Iterator[tuple[str, str, tuple | None, sp.Expr, sp.Expr, sp.Expr]]:
+    """(kind, description, path, new node, corrected, marked) for every single edit, global ones first (path
+    None: the whole form is new); the edits of single nodes only when ``local``."""
+    stated = formula.stated
+    for kind, description, corrected, marked in _global_edits(formula, seconds, ratio):
+        yield kind, description, None, corrected, corrected, marked
+    free = sorted(stated.free_symbols - _bound(formula), key=lambda s: s.name)
+    for path, node in _nodes(stated) if local else ():
+        for kind, description, new, marked in _node_edits(node, free):
+            yield kind, description, path, new, _replace(stated, path, new), _replace(stated, path, marked)
+
+
+def _global_edits(formula: Formula, seconds: float, ratio: sp.Expr | None) -> Iterator[tuple[str, str, sp.Expr, sp.Expr]]:
+    """The edits of the whole form: a sign, a factor (``ratio``: derived/printed when it is the same number at
+    every screening point; else, for small forms, derived/printed cancelled symbolically), a term (the
+    difference, for small forms), two symbols swapped throughout, an integer symbol shifted by one throughout
+    (L − 2 printed where L − 1 is meant, everywhere in the display)."""
+    stated = formula.stated
+    yield "sign", Said("change the sign"), -stated, Edited(-1) * stated
+    small = sum(1 for _ in sp.preorder_traversal(formula.stated - formula.derived)) <= SYMBOLIC_NODES
+    if ratio is None and small:
+        ratio = _ratio(formula, seconds)
+    if ratio is not None and ratio.is_number:
+        yield "constant factor", Said("multiply by {}", ratio), ratio * stated, Edited(ratio) * stated
+    elif ratio is not None and sum(1 for _ in sp.preorder_traversal(ratio)) <= 9:
+        yield "symbolic factor", Said("multiply by {}", ratio), ratio * stated, Edited(ratio) * stated
+    difference = _small_difference(formula, seconds) if small else None
+    if difference is not None:
+        terms = sp.Add.make_args(stated)
+        extra = [t for t in terms if sp.expand(t + difference) == 0]
+        if extra:
+            rest = [t for t in terms if t is not extra[0]]
+            yield ("term", Said("delete the term {}", extra[0]), sp.Add(*rest),
+                   sp.Add(*rest, Deleted(extra[0]), evaluate=False))
+        else:
+            yield ("term", Said("add the term {}", difference), stated + difference,
+                   sp.Add(stated, Edited(difference), evaluate=False))
+    free = sorted(stated.free_symbols - _bound(formula), key=lambda s: s.name)
+    for a, b in ((a, b) for i, a in enumerate(free) for b in free[i + 1:]):
+        if a.is_integer == b.is_integer:
+            swapped = stated.xreplace({a: b, b: a})
+            yield "symbol", Said("swap {} and {}", a, b), swapped, swapped.xreplace({b: Edited(b), a: Edited(a)})
+    for x in (x for x in free if x.is_integer):
+        for shift in (1, -1):
+            shifted = stated.xreplace({x: x + shift})
+            yield ("index range", Said("{} → {} throughout", x, x + shift), shifted,
+                   stated.xreplace({x: Edited(x + shift)}))
+    for factor in _simple_factors(free):
+        yield "symbolic factor", Said("multiply by {}", factor), factor * stated, Edited(factor) * stated
+
+
+def _simple_factors(symbols: list[sp.Symbol]) -> Iterator[sp.Expr]:
+    """x, 1/x, x ± k, 1/(x ± k) and (x − a)/(x − b) for small integers: the symbolic factors a print drops
+    most often (a (L − 2), a 1/(1 + α*))."""
+    for x in symbols:
+        shifted = [x + k for k in (0, 1, -1, 2, -2, 3, -3)]
+        for f in shifted:
+            yield f
+            yield 1 / f
+        if x.is_integer:
+            for a in shifted[1:]:
+                for b in shifted[1:]:
+                    if a != b:
+                        yield a / b
+
+
+def _constant_ratio(screen: _Screen, target: list) -> sp.Expr | None:
+    """derived/printed when it is the same number at every screening point, as a simple closed number."""
+    values = [table[()] for table in screen.values] if all(screen.values) else None
+    if not values or any(v == 0 for v in values) or len(values) != len(target):
+        return None
+    ratios = [t / v for t, v in zip(target, values)]
+    if any(isinstance(r, mpmath.mpc) for r in ratios) or any(
+            abs(r - ratios[0]) > mpmath.mpf(10) ** (5 - SCREEN_DPS) * abs(ratios[0]) for r in ratios):
+        return None
+    guess = sp.nsimplify(sp.Float(ratios[0], SCREEN_DPS), [sp.pi], tolerance=10.0 ** (8 - SCREEN_DPS), rational=False)
+    return guess if sum(1 for _ in sp.preorder_traversal(guess)) <= 9 else None
+
+
+def _ratio(formula: Formula, seconds: float) -> sp.Expr | None:
+    try:
+        with time_limit(seconds / 2):
+            ratio = sp.factor(sp.cancel(sp.together((formula.derived / formula.stated).doit())))
+    except (TimeoutError, RecursionError, NotImplementedError, TypeError, ValueError, sp.PolynomialError):
+        return None
+    return None if ratio == 1 or ratio.has(sp.Sum) else ratio
+
+
+def _small_difference(formula: Formula, seconds: float) -> sp.Expr | None:
+    try:
+        with time_limit(seconds / 2):
+            difference = sp.factor_terms(sp.cancel(sp.together((formula.derived - formula.stated).doit())))
+    except (TimeoutError, RecursionError, NotImplementedError, TypeError, ValueError, sp.PolynomialError):
+        return None
+    size = sum(1 for _ in sp.preorder_traversal(difference))
+    return difference if difference != 0 and size <= 12 else None
+
+
+def _nodes(expr: sp.Expr, path: tuple[int, ...] = ()) -> Iterator[tuple[tuple[int, ...], sp.Expr]]:
+    """Every node below the root with its path of argument indices, in preorder."""
+    for index, arg in enumerate(expr.args):
+        if isinstance(arg, sp.Tuple):  # a Sum's limits: edited as a whole by the Sum's own edits
+            continue
+        yield path + (index,), arg
+        yield from _nodes(arg, path + (index,))
+
+
+def _replace(expr: sp.Expr, path: tuple[int, ...], new: sp.Expr) -> sp.Expr:
+    if not path:
+        return new
+    args = list(expr.args)
+    args[path[0]] = _replace(args[path[0]], path[1:], new)
+    return expr.func(*args)
+
+
+def _node_edits(node: sp.Expr, free: list[sp.Symbol]) -> Iterator[tuple[str, str, sp.Expr, sp.Expr]]:
+    """(kind, description, replacement, marked replacement) for the single edits of one node."""
+    if node.is_Number and node != 0:
+        for new in (-node, 2 * node, node / 2, node + 1, node - 1, 1 / node):
+            if new != node:
+                yield "constant", Said("{} → {}", node, new), new, Edited(new)
+    elif isinstance(node, sp.Pow) and not node.exp.is_Number:
+        base, exponent = node.args
+        for new in (exponent + 1, exponent - 1, -exponent, 2 * exponent, exponent / 2):
+            yield ("exponent", Said("exponent {} → {}", exponent, new), sp.Pow(base, new),
+                   sp.Pow(base, Edited(new), evaluate=False))
+    elif isinstance(node, sp.exp):
+        argument = node.args[0]
+        for new in (-argument, 2 * argument, argument / 2):
+            yield ("exponent", Said("exponent {} → {}", argument, new), sp.exp(new),
+                   sp.exp(Edited(new), evaluate=False))
+    elif isinstance(node, sp.Symbol) and node in free:
+        for other in free:
+            if other != node and other.is_integer == node.is_integer:
+                yield "symbol", Said("{} → {} (one occurrence)", node, other), other, Edited(other)
+    elif isinstance(node, sp.Sum) and len(node.limits) == 1:
+        (index, lower, upper), summand = node.limits[0], node.function
+        for new_lower, new_upper, what in ((lower + 1, upper, "lower bound + 1"), (lower - 1, upper, "lower bound − 1"),
+                                           (lower, upper + 1, "upper bound + 1"), (lower, upper - 1, "upper bound − 1"),
+                                           (lower + 1, upper + 1, "range shifted by + 1"),
+                                           (lower - 1, upper - 1, "range shifted by − 1")):
+            new = sp.Sum(summand, (index, new_lower, new_upper))
+            yield ("index range", Said("sum over {} = {} … {} (" + what + ")", index, new_lower, new_upper), new,
+                   Edited(new))
+        for shift in (1, -1):
+            new = sp.Sum(summand.subs(index, index + shift), (index, lower, upper))
+            yield "index range", Said("summand at {} " + ("+ 1" if shift > 0 else "− 1"), index), new, Edited(new)
+    if isinstance(node, sp.Add) and len(node.args) >= 2:
+        for term in node.args:
+            rest = [t for t in node.args if t is not term]
+            yield "term", Said("delete the term {}", term), sp.Add(*rest), sp.Add(*rest, Deleted(term), evaluate=False)
+            yield ("sign", Said("change the sign of the term {}", term), sp.Add(*rest, -term),
+                   sp.Add(*rest, Edited(-term), evaluate=False))
+    if isinstance(node, sp.Mul) and len(node.args) >= 2:
+        for factor in node.args:
+            rest = [f for f in node.args if f is not factor]
+            yield ("factor", Said("delete the factor {}", factor), sp.Mul(*rest),
+                   sp.Mul(*rest, Deleted(factor), evaluate=False))
