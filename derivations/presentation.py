@@ -90,6 +90,25 @@ def sums_like(expr: sp.Expr, target: sp.Expr) -> sp.Expr:
     return expr.replace(lambda e: isinstance(e, sp.Sum), rewrite)
 
 
+def closed_geometric_sums(expr: sp.Expr, target: sp.Expr) -> sp.Expr:
+    """Each geometric sum Σ_{k=a}^{b} c r^k of ``expr`` in closed form c r^a (1 − r^{b−a+1})/(1 − r), when the
+    printed form ``target`` has no sum (the print writes M(p) closed, the derivation sums it)."""
+    if target.has(sp.Sum):
+        return expr
+
+    def rewrite(node: sp.Sum) -> sp.Expr:
+        if len(node.limits) != 1:
+            return node
+        (index, lower, upper), summand = node.limits[0], node.function
+        ratio = sp.powsimp(sp.cancel(summand.subs(index, index + 1) / summand), combine="exp")
+        ratio = ratio.replace(lambda e: isinstance(e, sp.exp), lambda e: sp.exp(sp.expand(e.args[0])))
+        if ratio.has(index) or ratio == 1:
+            return node
+        return summand.subs(index, lower) * (1 - ratio ** (upper - lower + 1)) / (1 - ratio)
+
+    return expr.replace(lambda e: isinstance(e, sp.Sum), rewrite)
+
+
 def _tidy_sum(summand: sp.Expr, index: sp.Symbol, lower: sp.Expr, upper: sp.Expr) -> sp.Expr:
     summand = sp.factor_terms(summand.replace(lambda e: isinstance(e, sp.exp),
                                               lambda e: sp.exp(sp.factor_terms(sp.expand(e.args[0])))))
@@ -155,18 +174,20 @@ def tidy_exponentials(expr: sp.Expr) -> sp.Expr:
 REWRITES: tuple[tuple[str, Callable[[sp.Expr, sp.Expr], sp.Expr]], ...] = (
     ("powers instead of exp∘log", lambda e, t: powers_from_exp_log(e)),
     ("summation index as printed", sums_like),
+    ("geometric sums closed as printed", closed_geometric_sums),
 )
 """Rewrites applied in turn, each kept when the identity check confirms it."""
 
 SHAPES: tuple[tuple[str, Callable[[sp.Expr], tuple[sp.Expr, tuple]]], ...] = (
     ("common factors taken out", lambda e: (sp.factor_terms(e), ())),
-    ("one fraction", lambda e: (sp.factor_terms(sp.together(e)), ())),
-    ("factored", lambda e: (e if e.has(sp.Sum) else sp.factor(e), ())),
-    ("collected", lambda e: (e if e.has(sp.Sum) else collected(e), ())),
+    ("one fraction", lambda e: (e if e.has(sp.exp) else sp.factor_terms(sp.together(e)), ())),
+    ("factored", lambda e: (e if e.has(sp.Sum, sp.exp) else sp.factor(e), ())),
+    ("collected", lambda e: (e if e.has(sp.Sum, sp.exp) else collected(e), ())),
     ("a rational function of the exponential", rational_in_exponentials),
 )
 """Alternative shapes of the result (with the auxiliary symbols they define); the shortest confirmed one in
-LaTeX, after :func:`tidy_exponentials`, is kept."""
+LaTeX, after :func:`tidy_exponentials`, is kept. Factoring and bringing to one fraction leave sums and
+exponentials alone: they would turn a printed (1 − e^{−p}) into (e^{p} − 1)e^{−p}."""
 
 
 def present(formula: Formula, expr: sp.Expr | None = None, *, seconds: float = SECONDS_PER_REWRITE) -> Presentation:

@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 from derivations.core import Formula
 from derivations.domain import Domain
 from derivations.presentation import (
-    collected, powers_from_exp_log, present, rational_in_exponentials, sums_like, tidy_exponentials,
+    closed_geometric_sums, collected, powers_from_exp_log, present, rational_in_exponentials, sums_like, tidy_exponentials,
 )
 
 p = sp.Symbol("p", positive=True)
@@ -35,6 +35,15 @@ def test_a_power_is_printed_as_a_power():
     assert powers_from_exp_log(sp.exp((L - 2) * sp.log(u))) == u ** (L - 2)
     assert powers_from_exp_log(sp.exp(2 * (L - 2) * sp.log(u) - p)) == u ** (2 * (L - 2)) * sp.exp(-p)
     assert tidy_exponentials(u ** L / u ** 2) == u ** (L - 2)
+
+
+def test_a_geometric_sum_is_closed_where_the_print_is_closed():
+    printed = (1 - sp.exp(-p * (L - 2))) / (1 - sp.exp(-p))
+    closed = closed_geometric_sums(sp.Sum(sp.exp(-p * s), (s, 0, L - 3)), printed)
+    assert sp.simplify(closed - printed) == 0 and not closed.has(sp.Sum)
+    kept = sp.Sum(s * sp.exp(-p * s), (s, 1, L - 3))  # not geometric: s e^{-ps}
+    assert closed_geometric_sums(kept, printed) == kept
+    assert closed_geometric_sums(sp.Sum(sp.exp(-p * s), (s, 0, L)), kept).has(sp.Sum)  # the print sums too
 
 
 def test_a_sum_of_exponentials_becomes_one_rational_function():
