@@ -16,7 +16,7 @@ import sympy as sp
 from checks.claim import Claim
 from checks.kinds import ItemCheck
 from checks.papers import paper
-from checks.report import MAX_LATEX, agreement_line, formula_forms, statement_parts
+from checks.report import CONFIRMED_BY, MAX_LATEX, agreement_line, correction_text, formula_forms, statement_parts
 from derivations.core import Formula, simplified
 from derivations.latex import standard_name, to_latex
 
@@ -374,13 +374,13 @@ def _item_errata(claim: Claim, evidence: Mapping[str, Any], forms: Mapping) -> l
 
 
 def _correction_line(correction: Mapping[str, Any]) -> str:
-    """The minimal correction in words: the edit and how its equality was confirmed, or why there is none."""
+    """The minimal correction in words: the edit (its expressions as math) and how its equality was confirmed,
+    or why there is none."""
     if correction.get("kind") == "none":
-        return _escape(_short_line(correction.get("edit", ""), 300)) + "; the derived form is shown instead."
-    how = {"exact": "the difference simplifies to 0", "numeric": "equal to 30 digits at every sampled point"}
+        return _escape(_short_line(correction_text(correction), 300))
     edit = correction.get("edit_latex") or _escape(correction.get("edit", ""))
     return "%s (%s; %s)" % (_unicode_to_latex(edit), _escape(correction.get("kind", "")),
-                           how.get(correction.get("identity", ""), correction.get("identity", "")))
+                           CONFIRMED_BY.get(correction.get("identity", ""), ""))
 
 
 def _bounded(latex: str) -> str:

@@ -204,6 +204,26 @@ def bounded_latex(expr: sp.Expr, names: Mapping[str, str]) -> str:
     )
 
 
+def correction_rows(record: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(name, LaTeX) rows of a display's minimal correction (``record["correction"]``, from
+    ``derivations.corrections``): the printed form with the edit marked, and the corrected form."""
+    correction = record.get("correction") or {}
+    if correction.get("kind", "none") == "none":
+        return []
+    return [("edit (boxed)", correction.get("latex_marked", "")), ("corrected", correction.get("latex_corrected", ""))]
+
+
+def correction_text(correction: Mapping[str, Any]) -> str:
+    """The minimal correction in one line of text: the edit and how it was confirmed, or why there is none."""
+    if correction.get("kind") == "none":
+        return correction.get("edit", "") + "; the derived form is shown instead."
+    return f"{correction.get('edit', '')} ({correction.get('kind', '')}; {CONFIRMED_BY.get(correction.get('identity'), '')})"
+
+
+#: how the identity check confirmed an equality, in words
+CONFIRMED_BY = {"exact": "the difference simplifies to 0", "numeric": "equal to 30 digits at every sampled point"}
+
+
 def _difference_latex(formula, record: Mapping[str, Any], names: Mapping[str, str]) -> str:
     status = record.get("status")
     if status in ("exact", "numeric"):

@@ -13,7 +13,9 @@ from html import escape
 from typing import Any
 
 from checks.claim import Verdict
-from checks.report import Entry, Report, agreement_line, labels, one_line, statement_parts
+from checks.report import (
+    Entry, Report, agreement_line, correction_rows, correction_text, labels, one_line, statement_parts,
+)
 
 #: evidence whose JSON is longer than this is cut, with a link to the full dump
 MAX_EVIDENCE_CHARS = 60_000
@@ -277,6 +279,7 @@ def formula_html(
         ("printed, as encoded", forms.get("stated", "")),
         ("derived", forms.get("derived", "")),
         ("printed − derived", forms.get("difference", "")),
+        *correction_rows(record),
     ]
     rows = [(name, latex) for name, latex in rows if latex]
     if rows:
@@ -288,6 +291,8 @@ def formula_html(
             + "</table>"
         )
     body.append(f"<p>{escape(agreement_line(record))}</p>")
+    if record.get("correction"):
+        body.append(f"<p><i>Minimal correction:</i> {escape(correction_text(record['correction']))}</p>")
     if status == "differs" and not other_reading:
         return f'<div class="formula differs"><h4>{head}</h4>{"".join(body)}</div>'
     return f'<details class="formula"><summary>{head}</summary>{"".join(body)}</details>'

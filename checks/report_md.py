@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from checks.report import Entry, Report, agreement_line, labels, markdown_anchors, one_line, statement_parts
+from checks.report import (
+    Entry, Report, agreement_line, correction_rows, correction_text, labels, markdown_anchors, one_line, statement_parts,
+)
 
 #: rows of an evidence table before the rest is left to the JSON dump
 MAX_ROWS = 30
@@ -160,7 +162,12 @@ def formula_md(fid: str, record: Mapping[str, Any], forms: Mapping[str, str]) ->
     ):
         if forms.get(key):
             out += [f"  {name}:", "", "  $$", "  " + forms[key], "  $$", ""]
-    return out + ["  " + agreement_line(record), ""]
+    for name, latex in correction_rows(record):
+        out += [f"  {name}:", "", "  $$", "  " + latex, "  $$", ""]
+    out += ["  " + agreement_line(record), ""]
+    if record.get("correction"):
+        out += ["  *Minimal correction:* " + correction_text(record["correction"]), ""]
+    return out
 
 
 def records_md(records: list, entry: Entry) -> list[str]:
