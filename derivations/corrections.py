@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 import mpmath
@@ -30,6 +30,7 @@ SCREEN_DPS = 20
 MAX_NODES = 400  # in printed forms larger than this only the whole form is edited (sign, factor, term, swap)
 MAX_CANDIDATES = 2000
 LONG_LATEX = 1500  # characters: longer than one line of a page
+MAX_SWAP_SYMBOLS = 10  # two symbols swapped throughout: searched in forms of at most this many symbols
 SYMBOLIC_NODES = 150  # the symbolic ratio and difference are tried only on forms this small (they finish quickly)
 
 
@@ -141,25 +142,33 @@ def minimal_correction(formula: Formula, *, seed: int = 0, seconds: float = 20.0
         except (ZeroDivisionError, ValueError, TypeError, OverflowError):
             return Search(None, 0, 0, "the derivation cannot be evaluated at the screening points")
     screen = _Screen(formula.stated, symbols, points)
-    seen: set[sp.Expr] = set()
-    passed: list[tuple[int, int, str, str, sp.Expr, sp.Expr]] = []
+    local = nodes <= MAX_NODES and screen.tabulated
+    seen: set = set()
+    passed: list[tuple[int, int, _Edit]] = []
     count = 0
-    edits = _edits(formula, seconds, _constant_ratio(screen, target), local=nodes <= MAX_NODES)
-    for order, (kind, description, path, new, corrected, marked) in enumerate(edits):
+    for order, edit in enumerate(_edits(formula, seconds, _constant_ratio(screen, target), local=local)):
         if count >= max_candidates:
             break
-        if corrected in seen or corrected == formula.stated or corrected.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+        if edit.key in seen or any(e is not None and e.has(sp.zoo, sp.nan, sp.oo, -sp.oo)
+                                   for e in (edit.new, edit.factor, edit.term)):
             continue
-        seen.add(corrected)
+        seen.add(edit.key)
         count += 1
-        values = screen.values_with(path, new, corrected)
-        if (_close(values, target) if values is not None else _agrees(corrected, symbols, points, target)):
-            passed.append((KINDS.index(kind), order, kind, description, corrected, marked))
-    for _, _, kind, description, corrected, marked in sorted(passed, key=lambda p: p[:2]):
+        values = screen.values_of(edit)
+        if _close(values, target) if values is not None else _agrees(edit.build()[0], symbols, points, target):
+            passed.append((KINDS.index(edit.kind), order, edit))
+    # the same corrected form reached by two edits (exponent L − 1 → L − 2, or its constant −1 → −2): the
+    # edit of the larger node, first in preorder, says it better
+    first: dict[sp.Expr, tuple[int, int, _Edit, sp.Expr, sp.Expr]] = {}
+    for _, order, edit in sorted(passed, key=lambda p: p[1]):
+        corrected, marked = edit.build()
+        first.setdefault(corrected, (KINDS.index(edit.kind), order, edit, corrected, marked))
+    for _, _, edit, corrected, marked in sorted(first.values(), key=lambda p: p[:2]):
         agreement = dataclasses.replace(formula, stated=corrected).verify(n_points=8, seed=seed, symbolic_seconds=1.0)
         if agreement.equal:
-            return Search(Correction(kind, description, corrected, marked, agreement.status), count, len(passed))
-    scope = "" if nodes <= MAX_NODES else f"; whole-form edits only: the printed form has {nodes} nodes"
+            return Search(Correction(edit.kind, edit.said, corrected, marked, agreement.status), count, len(passed))
+    scope = ("" if local else f"; whole-form edits only: the printed form has {nodes} nodes" if nodes > MAX_NODES
+             else "; whole-form edits only: the printed form has nodes the screening cannot evaluate")
     return Search(None, count, len(passed), scope=scope)
 
 
@@ -242,31 +251,47 @@ class _Screen:
         table[path] = _combine(node, [self._fill(arg, path + (i,), env, table) for i, arg in enumerate(node.args)])
         return table[path]
 
-    def values_with(self, path: tuple[int, ...] | None, new: sp.Expr, whole: sp.Expr) -> list | None:
-        """The candidate's values at the points: ``whole`` evaluated afresh when ``path`` is None (a global
-        edit), else the printed form with the node at ``path`` replaced by ``new``; None where undefined."""
+    @property
+    def tabulated(self) -> bool:
+        """True when every node of the printed form has its value at every point (else only whole-form edits
+        are screened, each by lambdify)."""
+        return all(self.values)
+
+    def values_of(self, edit: _Edit) -> list | None:
+        """The edited form's values at the points ([] where it is undefined), or None when the tree evaluator
+        cannot tell (the caller then evaluates the built form)."""
+        if not self.tabulated:
+            return None
         out = []
         with mpmath.workdps(SCREEN_DPS):
             for env, table in zip(self.envs, self.values):
                 try:
-                    if path is None or not table:
-                        out.append(_value(whole, env))
-                        continue
-                    # recompute from the outermost sum on the path (its inside is not tabulated)
-                    cut = next((k for k in range(len(path)) if (path[:k]) in table and
-                                isinstance(_node_at(self.stated, path[:k]), sp.Sum)), len(path))
-                    value = _value(_replace(_node_at(self.stated, path[:cut]), path[cut:], new), env)
-                    for k in range(cut - 1, -1, -1):
-                        parent = _node_at(self.stated, path[:k])
-                        args = [table[path[:k] + (i,)] for i in range(len(parent.args))]
-                        args[path[k]] = value
-                        value = _combine(parent, args)
-                    out.append(value)
+                    if edit.path is not None:
+                        out.append(self._recombine(edit.path, edit.new, env, table))
+                    elif edit.substitution is not None:
+                        moved = {**env, **{s: _value(e, env) for s, e in edit.substitution.items()}}
+                        out.append(_value(self.stated, moved))
+                    else:
+                        value = table[()] * (_value(edit.factor, env) if edit.factor is not None else 1)
+                        out.append(value + (_value(edit.term, env) if edit.term is not None else 0))
                 except (_Unsupported, KeyError):
-                    return None if path is None else self.values_with(None, new, whole)
+                    return None
                 except (ValueError, ZeroDivisionError, OverflowError, TypeError):
                     return []
         return out
+
+    def _recombine(self, path: tuple[int, ...], new: sp.Expr, env, table):
+        """The printed form's value with the node at ``path`` replaced by ``new``: the new node is evaluated,
+        then each node above it from its arguments' tabulated values (from the outermost sum on the path
+        down, a sum's inside is evaluated afresh: it depends on the sum's index)."""
+        cut = next((k for k in range(len(path)) if isinstance(_node_at(self.stated, path[:k]), sp.Sum)), len(path))
+        value = _value(_replace(_node_at(self.stated, path[:cut]), path[cut:], new), env)
+        for k in range(cut - 1, -1, -1):
+            parent = _node_at(self.stated, path[:k])
+            args = [table[path[:k] + (i,)] for i in range(len(parent.args))]
+            args[path[k]] = value
+            value = _combine(parent, args)
+        return value
 
 
 def _to_mpf(value):
@@ -311,56 +336,80 @@ def _bound(formula: Formula) -> set[sp.Symbol]:
             for limit in s.limits}
 
 
-def _edits(formula: Formula, seconds: float, ratio: sp.Expr | None, local: bool = True,
-           ) -> Iterator[tuple[str, str, tuple | None, sp.Expr, sp.Expr, sp.Expr]]:
-    """(kind, description, path, new node, corrected, marked) for every single edit, global ones first (path
-    None: the whole form is new); the edits of single nodes only when ``local``."""
+@dataclass(frozen=True)
+class _Edit:
+    """One candidate edit. ``build()`` makes (corrected, marked) and is called only for edits that pass the
+    screening. A node edit has ``path`` and ``new``; a whole-form edit is ``factor`` · printed + ``term``, or
+    the printed form with ``substitution`` (symbols swapped or shifted throughout)."""
+
+    kind: str
+    said: Said
+    build: Callable[[], tuple[sp.Expr, sp.Expr]]
+    key: object
+    path: tuple[int, ...] | None = None
+    new: sp.Expr | None = None
+    factor: sp.Expr | None = None
+    term: sp.Expr | None = None
+    substitution: Mapping[sp.Symbol, sp.Expr] | None = None
+
+
+def _edits(formula: Formula, seconds: float, ratio: sp.Expr | None, local: bool = True) -> Iterator[_Edit]:
+    """Every single edit, whole-form ones first; the edits of single nodes only when ``local``."""
     stated = formula.stated
-    for kind, description, corrected, marked in _global_edits(formula, seconds, ratio):
-        yield kind, description, None, corrected, corrected, marked
+    yield from _global_edits(formula, seconds, ratio)
     free = sorted(stated.free_symbols - _bound(formula), key=lambda s: s.name)
     for path, node in _nodes(stated) if local else ():
-        for kind, description, new, marked in _node_edits(node, free):
-            yield kind, description, path, new, _replace(stated, path, new), _replace(stated, path, marked)
+        for kind, said, new, marked in _node_edits(node, free):
+            yield _Edit(kind, said, lambda path=path, new=new, marked=marked: (
+                _replace(stated, path, new), _replace(stated, path, marked)), ("node", path, new), path=path, new=new)
 
 
-def _global_edits(formula: Formula, seconds: float, ratio: sp.Expr | None) -> Iterator[tuple[str, str, sp.Expr, sp.Expr]]:
+def _scaled(kind: str, said: Said, stated: sp.Expr, factor: sp.Expr) -> _Edit:
+    return _Edit(kind, said, lambda: (factor * stated, Edited(factor) * stated), ("factor", factor), factor=factor)
+
+
+def _global_edits(formula: Formula, seconds: float, ratio: sp.Expr | None) -> Iterator[_Edit]:
     """The edits of the whole form: a sign, a factor (``ratio``: derived/printed when it is the same number at
     every screening point; else, for small forms, derived/printed cancelled symbolically), a term (the
     difference, for small forms), two symbols swapped throughout, an integer symbol shifted by one throughout
-    (L − 2 printed where L − 1 is meant, everywhere in the display)."""
+    (L − 2 printed where L − 1 is meant, everywhere in the display), a simple symbolic factor."""
     stated = formula.stated
-    yield "sign", Said("change the sign"), -stated, Edited(-1) * stated
+    yield _scaled("sign", Said("change the sign"), stated, sp.Integer(-1))
     small = sum(1 for _ in sp.preorder_traversal(formula.stated - formula.derived)) <= SYMBOLIC_NODES
     if ratio is None and small:
         ratio = _ratio(formula, seconds)
     if ratio is not None and ratio.is_number:
-        yield "constant factor", Said("multiply by {}", ratio), ratio * stated, Edited(ratio) * stated
+        yield _scaled("constant factor", Said("multiply by {}", ratio), stated, ratio)
     elif ratio is not None and sum(1 for _ in sp.preorder_traversal(ratio)) <= 9:
-        yield "symbolic factor", Said("multiply by {}", ratio), ratio * stated, Edited(ratio) * stated
+        yield _scaled("symbolic factor", Said("multiply by {}", ratio), stated, ratio)
     difference = _small_difference(formula, seconds) if small else None
     if difference is not None:
         terms = sp.Add.make_args(stated)
         extra = [t for t in terms if sp.expand(t + difference) == 0]
         if extra:
             rest = [t for t in terms if t is not extra[0]]
-            yield ("term", Said("delete the term {}", extra[0]), sp.Add(*rest),
-                   sp.Add(*rest, Deleted(extra[0]), evaluate=False))
+            yield _Edit("term", Said("delete the term {}", extra[0]), lambda: (
+                sp.Add(*rest), sp.Add(*rest, Deleted(extra[0]), evaluate=False)), ("term", -extra[0]), term=-extra[0])
         else:
-            yield ("term", Said("add the term {}", difference), stated + difference,
-                   sp.Add(stated, Edited(difference), evaluate=False))
+            yield _Edit("term", Said("add the term {}", difference), lambda: (
+                stated + difference, sp.Add(stated, Edited(difference), evaluate=False)), ("term", difference),
+                term=difference)
     free = sorted(stated.free_symbols - _bound(formula), key=lambda s: s.name)
-    for a, b in ((a, b) for i, a in enumerate(free) for b in free[i + 1:]):
+    swappable = free if len(free) <= MAX_SWAP_SYMBOLS else []
+    for a, b in ((a, b) for i, a in enumerate(swappable) for b in swappable[i + 1:]):
         if a.is_integer == b.is_integer:
-            swapped = stated.xreplace({a: b, b: a})
-            yield "symbol", Said("swap {} and {}", a, b), swapped, swapped.xreplace({b: Edited(b), a: Edited(a)})
+            swap = {a: b, b: a}
+            yield _Edit("symbol", Said("swap {} and {}", a, b), lambda swap=swap: (
+                stated.xreplace(swap), stated.xreplace({s: Edited(t) for s, t in swap.items()})),
+                ("swap", a, b), substitution=swap)
     for x in (x for x in free if x.is_integer):
         for shift in (1, -1):
-            shifted = stated.xreplace({x: x + shift})
-            yield ("index range", Said("{} → {} throughout", x, x + shift), shifted,
-                   stated.xreplace({x: Edited(x + shift)}))
+            moved = {x: x + shift}
+            yield _Edit("index range", Said("{} → {} throughout", x, x + shift), lambda moved=moved: (
+                stated.xreplace(moved), stated.xreplace({s: Edited(t) for s, t in moved.items()})),
+                ("shift", x, shift), substitution=moved)
     for factor in _simple_factors(free):
-        yield "symbolic factor", Said("multiply by {}", factor), factor * stated, Edited(factor) * stated
+        yield _scaled("symbolic factor", Said("multiply by {}", factor), stated, factor)
 
 
 def _simple_factors(symbols: list[sp.Symbol]) -> Iterator[sp.Expr]:
