@@ -163,7 +163,7 @@ def formula_section(
         _escape(formula.description) + (r" \emph{Reading: %s.}" % _escape(
             ", ".join(f"{k}={v}" for k, v in formula.reading.items())) if formula.reading else ""),
         r"\begin{align*}",
-        r"\text{printed:}\quad & %s \\" % (forms.get("printed") or forms["stated"]),
+        r"\text{printed:}\quad & %s \\" % (paper_math(forms.get("printed", "")) or forms["stated"]),
         r"\text{as printed, in SymPy:}\quad & %s \\" % forms["stated"],
         r"\text{derived:}\quad & %s \\" % forms["derived"],
         r"\text{printed} - \text{derived}:\quad & %s" % difference,
@@ -353,7 +353,7 @@ def _item_errata(claim: Claim, evidence: Mapping[str, Any], forms: Mapping) -> l
         if record.get("status") != "differs" or fid.removeprefix(claim.id + ".") in other:
             continue
         form = forms.get("formulas", {}).get(fid, {})
-        printed = form.get("printed") or form.get("stated", "")
+        printed = paper_math(form.get("printed", "")) or form.get("stated", "")
         line = f"{fid} ({record.get('label', '')}): {agreement_line(record)}"
         out.append(("math", printed, form.get("derived", ""), line, record.get("correction")))
     certification = {str(c.get("inequality")): c for c in evidence.get("certification") or []
@@ -369,7 +369,7 @@ def _item_errata(claim: Claim, evidence: Mapping[str, Any], forms: Mapping) -> l
         cert = certification.get(iid) or certification.get(iid.rsplit(".", 1)[-1])
         if cert:
             line += f"; certification: {cert.get('status')}"
-        out.append(("math", form.get("printed") or form.get("stated", ""), "", line))
+        out.append(("math", paper_math(form.get("printed", "")) or form.get("stated", ""), "", line))
     return out
 
 
@@ -379,7 +379,7 @@ def _correction_line(correction: Mapping[str, Any]) -> str:
     if correction.get("kind") == "none":
         return _escape(_short_line(correction_text(correction), 300))
     edit = correction.get("edit_latex") or _escape(correction.get("edit", ""))
-    return "%s (%s; %s)" % (_unicode_to_latex(edit), _escape(correction.get("kind", "")),
+    return "%s (%s; %s)" % (_text_with_math(edit), _escape(correction.get("kind", "")),
                            CONFIRMED_BY.get(correction.get("identity", ""), ""))
 
 
@@ -392,8 +392,21 @@ def _bounded(latex: str) -> str:
 def _statement_latex(statement: str) -> str:
     out = []
     for kind, source in statement_parts(statement):
-        out.append(_escape(source) if kind == "text" else r"$\displaystyle %s$" % source)
+        out.append(_escape(source) if kind == "text" else r"$\displaystyle %s$" % paper_math(source))
     return " ".join(out)
+
+
+def paper_math(latex: str) -> str:
+    """A paper's own LaTeX made fit for a row or an inline formula: equation numbers and labels (``\\tag``,
+    ``\\label``, ``\\nonumber``) are not mathematics and are not allowed there."""
+    latex = re.sub(r"\\(?:tag\*?|label)\{[^{}]*\}", "", latex)
+    return re.sub(r"\\(?:nonumber|notag)(?![A-Za-z])", "", latex)
+
+
+def _text_with_math(text: str) -> str:
+    """Text whose ``$…$`` parts are LaTeX already: only the text between them is converted."""
+    parts = re.split(r"(\$[^$]*\$)", text)
+    return "".join(part if part.startswith("$") else _unicode_to_latex(part) for part in parts)
 
 
 def _short_line(text: str, limit: int = 400) -> str:
@@ -416,7 +429,7 @@ textbackslash S P dagger ddagger displaystyle textstyle scriptstyle limits nolim
 otimes oplus odot wedge vee neg land lor top bot mathrm operatorname overset underset stackrel smallint
 alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi varpi rho varrho
 sigma varsigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega
-surd aleph Re Im wp angle triangle square blacksquare checkmark dag ddag
+surd aleph Re Im wp angle triangle square blacksquare checkmark dag ddag rm bf it sf tt sl sc
 """.split())
 
 _DISPLAYS = re.compile(r"\\begin\{align\*\}(.*?)\\end\{align\*\}", re.S)

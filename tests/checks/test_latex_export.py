@@ -31,6 +31,16 @@ def test_lint_finds_what_breaks_a_document():
     assert lint("\\begin{align*}\n\\text{printed:}\\quad & \\exp(aXY) \\\\\n\\text{derived:}\\quad & x\n\\end{align*}") == []
 
 
+def test_the_papers_own_latex_loses_its_equation_numbers_and_edits_keep_their_math():
+    from checks.latex_export import _correction_line, paper_math
+
+    assert paper_math(r"h^\star\le h(t),\quad\forall t\ge T_1^h.\tag{14}") == r"h^\star\le h(t),\quad\forall t\ge T_1^h."
+    assert paper_math(r"x = 1 \label{eq:x}\nonumber") == "x = 1 "
+    line = _correction_line({"kind": "term", "edit": "add the term U", "identity": "exact",
+                             "edit_latex": r"add the term $\|u_{EP}^*\|$ → x"})
+    assert r"$\|u_{EP}^*\|$" in line and r"$\to$" in line and lint(line) == []
+
+
 @pytest.mark.parametrize("prefix", sorted(SMALL))
 def test_every_papers_export_is_clean(tmp_path, prefix):
     text = _export(tmp_path, SMALL[prefix]).read_text()
