@@ -38,6 +38,18 @@ def _canonical_D0(records: list[dict[str, Any]]) -> dict[str, Any]:
 # ----------------------------------------------------------------------------- (P1.1)
 
 
+def _unresolved_t2h(run: R.Run, parts: dict[str, dict[str, Any]], names) -> dict[str, dict[str, Any]]:
+    """The parts ``names`` (those that start at T_2^h) made inconclusive when T_2^h is a noise crossing
+    (:func:`ih_proof_runs.t2h_noise`), their measured status kept beside."""
+    why = R.t2h_noise(run)
+    if why:
+        for name in names:
+            if name in parts:
+                parts[name] = {**parts[name], "measured_status": parts[name].get("status"),
+                               "status": "inconclusive", "why": why}
+    return parts
+
+
 def eval_p1_1(run: R.Run) -> dict[str, dict[str, Any]]:
     """(P1.1): T_1^h exists; h ≥ h* for t > T_1^h and for t > T_2^h (resolved times)."""
     t1, t2 = run.event("T_1h"), run.event("T_2h")
@@ -57,7 +69,7 @@ def eval_p1_1(run: R.Run) -> dict[str, dict[str, Any]]:
         below["at_noise_floor"] = below["dist_to_fixed_point"] <= R.EQUILIBRIUM_FLOOR
     parts["T_h_hstar"] = {"status": "holds" if not below or below["at_noise_floor"] else "fails",
                           "statement": "T^h_{h*} = +∞ (first t > T_2^h with h < h*)", "crossing": below or None}
-    return parts
+    return _unresolved_t2h(run, parts, ("above_after_T2h", "T_h_hstar"))
 
 
 def check_p1_1(ctx: Context) -> Outcome:
@@ -132,7 +144,7 @@ def eval_p1_3(run: R.Run) -> dict[str, dict[str, Any]]:
     parts["decreasing_after"] = A.pointwise(run, after, run.dh, 0.0, relation="<=", window="t > T_2^h, resolved")
     parts["decreasing_after"]["max_dhdt_after"] = A.extreme(run, after, run.dh)
     parts["single_sign_change"] = {"status": "holds" if changes == 1 else "fails", "n_sign_changes_dhdt": changes}
-    return parts
+    return _unresolved_t2h(run, parts, ("T2h_exists", "increasing_before", "decreasing_after", "single_sign_change"))
 
 
 def check_p1_3(ctx: Context) -> Outcome:
@@ -323,7 +335,7 @@ def eval_step_ii1(run: R.Run) -> dict[str, dict[str, Any]]:
     if not math.isfinite(t2):
         for k in ("v_increasing", "h_decreasing", "lower_ratio", "upper_ratio"):
             parts[k] = {"status": "outside-regime", "why": "T_2^h not reached"}
-    return parts
+    return _unresolved_t2h(run, parts, ("v_increasing", "h_decreasing", "lower_ratio", "upper_ratio"))
 
 
 def check_step_ii1(ctx: Context) -> Outcome:
@@ -392,7 +404,8 @@ def eval_eq18(run: R.Run) -> dict[str, dict[str, Any]]:
         for part in parts.values():
             part["measured_status"], part["status"] = part["status"], "outside-regime"
             part["why"] = f"Step II.2 assumes v* ≤ 0.3; v* = {run.wstar**2:.4g}"
-    return parts
+        return parts
+    return _unresolved_t2h(run, parts, ("G_bound", "h_omega", "w_omega"))
 
 
 def _eq18_sweep(ctx: Context, runs) -> dict[str, dict[str, Any]]:

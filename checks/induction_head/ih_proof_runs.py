@@ -74,6 +74,41 @@ def velocity_kernels(mode: str, ih_model_range: str) -> tuple[Callable, Callable
     return ih_velocity(flow, ih_model_range, loss)
 
 
+#: ∂_w(dh/dt) at T_2^h above this fraction of ∂_w of its h-free term: the crossing is noise (see t2h_noise)
+NOISE_CROSSING_RATIO = 0.01
+
+
+def t2h_noise(run: Run) -> str:
+    """Why the run's T_2^h is a noise crossing of dh/dt, or "" when it is a genuine one.
+
+    At a downward zero of q = dh/dt = f_h(h, w), dq/dt = ∂_h f_h · q + ∂_w f_h · f_w = ∂_w f_h · f_w, so a
+    genuine T_2^h needs ∂_w f_h · f_w ≤ 0: there ∂_w f_h has turned negative (w near w°, 0.58–0.66 w* on the
+    grids). On a long plateau h tracks its quasi-steady value to 10⁻¹², dh/dt is 10⁻¹⁷–10⁻¹⁴ of its terms,
+    below the state error at any double-precision tolerance, and its computed sign is noise: an event there
+    has ∂_w f_h ≈ ∂_w of f_h's h-free term (ratio 1, against −0.007 … −0.12 at genuine crossings). Found at
+    L = 40, α* = 9, w* = 0.05, σ = 10⁻⁴, where T_2^h fired at w = 0.01 w* (SciPy's Radau and DOP853 at rtol
+    10⁻¹² place it at w = 0.577 w*). Central differences in w (step 10⁻³ w).
+    """
+    t2 = run.event("T_2h")
+    state = run.state_at("T_2h")
+    if not math.isfinite(t2) or not state:
+        return ""
+    dh_dt, dw_dt = velocity_kernels(run.mode, run.ih_model_range)
+    args = (float(run.L), run.alpha, run.wstar)
+    h, w = state["h"], state["w"]
+    step = 1e-3 * w
+
+    def d_dw(height):
+        return (float(dh_dt(height, w + step, *args)) - float(dh_dt(height, w - step, *args))) / (2 * step)
+
+    slope, drive_slope = d_dw(h), d_dw(0.0)
+    if not (slope * float(dw_dt(h, w, *args)) > 0 and drive_slope and slope / drive_slope > NOISE_CROSSING_RATIO):
+        return ""
+    return (f"T_2^h = {t2:.6g} (w = {w / run.wstar:.3g} w*) is a noise crossing of dh/dt: there d²h/dt² = "
+            f"∂_w(dh/dt)·dw/dt > 0 ({slope / drive_slope:.3g} of the h-free term's slope), so dh/dt cannot turn "
+            "negative; its sign is below the integrator's resolution on the plateau, and the true T_2^h is later")
+
+
 class Run(Trajectory):
     """One (h, w) trajectory: states h, w; observables dh, dw (the flow's velocities) and the loss;
     hitting times (NaN: not reached); ``meta`` holds L, alpha, wstar, sigma, mode, ih_model_range, horizon."""

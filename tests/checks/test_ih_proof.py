@@ -107,3 +107,20 @@ def test_a_failure_stands_only_if_a_hundredfold_tighter_run_repeats_it():
     assert refined_records[0]["refined_from"] == {"bound": Status.FAILS}
     assert report == [{"config": runs[0].config, "reading": runs[0].reading, "changed": {"bound": ["fails", "holds"]},
                        "not_confirmed": True}]
+
+
+def test_a_noise_crossing_of_dh_dt_is_not_taken_for_T2h(d0):
+    """Known answer, confirmed by SciPy's Radau and DOP853 at rtol 1e-12: at L = 40, α* = 9, w* = 0.05, σ = 1e-4 the
+    event T_2h fires at w = 0.01 w* on the plateau, where dh/dt is below the state error; the true T_2^h is at
+    w = 0.577 w*. There d²h/dt² = ∂_w(dh/dt)·dw/dt > 0, so the crossing is noise: the parts that start at T_2^h
+    are inconclusive (Eq. (18)'s G bound measured 'fails' from it). At D0 the crossing is genuine."""
+    from checks.induction_head import ih_proof as P
+
+    assert R.t2h_noise(d0) == ""
+    assert {p["status"] for p in P.eval_eq18(d0).values()} == {"holds"}
+    plateau = R.ih_run(40, 9.0, 0.05, 1e-4, "paper", "canonical")
+    assert plateau.state_at("T_2h")["w"] / plateau.wstar == pytest.approx(0.01, rel=1e-6)
+    assert "noise crossing" in R.t2h_noise(plateau)
+    parts = P.eval_eq18(plateau)
+    assert parts["G_bound"]["status"] == "inconclusive" and parts["G_bound"]["measured_status"] == "fails"
+    assert parts["G_bound"]["max_G_over_bound"]["value"] > 1.3  # what the noise crossing made of the bound
