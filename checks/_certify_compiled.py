@@ -89,8 +89,9 @@ def _fractions(lo, hi) -> tuple:
     return tuple((Fraction(float(a)), Fraction(float(b))) for a, b in zip(lo, hi, strict=True))
 
 
-def _volume(lo, hi, widths) -> float:
-    return float(np.prod(np.where(hi > lo, (hi - lo) / widths, 1.0)))
+def _volume(lo, hi, widths):
+    """The volume of a box (or of each row of ``lo``, ``hi``) as a fraction of the region's (``widths``)."""
+    return np.prod(np.where(hi > lo, (hi - lo) / widths, 1.0), axis=-1)
 
 
 class OpenRegion:
@@ -115,7 +116,7 @@ class OpenRegion:
             a, b = lo[k:k + self.BLOCK], hi[k:k + self.BLOCK]
             self.lo = np.minimum(self.lo, a.min(axis=0))
             self.hi = np.maximum(self.hi, b.max(axis=0))
-            self.volume += float(np.prod(np.where(b > a, (b - a) / self.widths, 1.0), axis=1).sum())
+            self.volume += float(_volume(a, b, self.widths).sum())
         if len(lo):
             self.why[why] += len(lo)
 

@@ -16,7 +16,9 @@ import sympy as sp
 from checks.claim import Claim
 from checks.kinds import ItemCheck
 from checks.papers import paper
-from checks.report import CONFIRMED_BY, MAX_LATEX, agreement_line, correction_text, formula_forms, statement_parts
+from checks.report import (
+    CONFIRMED_BY, MAX_LATEX, agreement_line, correction_rows, correction_text, formula_forms, statement_parts,
+)
 from derivations.core import Formula, simplified
 from derivations.latex import standard_name, to_latex
 
@@ -172,12 +174,11 @@ def formula_section(
     ]
     if not equal:
         lines.append(_evidence(" " + agreement_line(record), names))
-    correction = record.get("correction")
-    if correction:
-        lines.append(r"\\ \emph{Minimal correction:} " + _correction_line(correction))
-        if correction.get("kind") != "none":
-            lines += [r"\begin{align*}", r"\text{edit:}\quad & %s \\" % _bounded(correction["latex_marked"]),
-                      r"\text{corrected:}\quad & %s" % _bounded(correction["latex_corrected"]), r"\end{align*}"]
+    if record.get("correction"):
+        lines.append(r"\\ \emph{Minimal correction:} " + _correction_line(record["correction"]))
+        rows = _correction_rows(record)
+        if rows:
+            lines += [r"\begin{align*}", " \\\\\n".join(rows), r"\end{align*}"]
     return "\n".join(lines) + "\n"
 
 
@@ -209,9 +210,7 @@ def document(
         constants = constants_section(claims, verdicts)
         if constants and not errata_only:
             parts.append(constants)
-    if errata_only:
-        return "\n".join(parts + ([] if fragment else [r"\end{document}" + "\n"]))
-    for claim in claims:
+    for claim in [] if errata_only else claims:
         if not isinstance(claim.check, ItemCheck):
             continue
         item = claim.check.item
@@ -257,18 +256,17 @@ def errata_section(
             entries = _item_errata(claim, evidence, forms.get(claim.id, {}))
         if not entries:
             corrected = evidence.get("corrected") if isinstance(evidence.get("corrected"), str) else ""
-            entries = [("text", _statement_latex(claim.statement), corrected, record.get("summary", ""))]
-        for kind, printed, derived, line, *extra in entries:
-            correction = extra[0] if extra else None
+            entries = [("text", _statement_latex(claim.statement), corrected, record.get("summary", ""), None)]
+        for kind, printed, derived, line, correction in entries:
             lines.append(head)
             rows = []
             if kind == "math":
                 rows.append(r"\text{printed:}\quad & %s" % _bounded(printed))
             else:
                 lines.append(r"\\ printed: " + (printed or r"\emph{(no statement recorded)}"))
-            if correction and correction.get("kind") != "none":
-                rows.append(r"\text{edit:}\quad & %s" % _bounded(correction["latex_marked"]))
-                rows.append(r"\text{corrected:}\quad & %s" % _bounded(correction["latex_corrected"]))
+            corrected = _correction_rows({"correction": correction})
+            if corrected:
+                rows += corrected
             elif derived:
                 name = "derived" if kind == "math" else "corrected"
                 rows.append(r"\text{%s:}\quad & %s" % (name, _bounded(derived)))
@@ -346,7 +344,8 @@ def constants_section(claims: list[Claim], verdicts: Mapping[str, Mapping[str, A
 
 
 def _item_errata(claim: Claim, evidence: Mapping[str, Any], forms: Mapping) -> list[tuple[str, ...]]:
-    """(``"math"``, printed, derived, evidence line) per canonical display that differs, inequality that fails."""
+    """(``"math"``, printed, derived, evidence line, minimal correction or None) per canonical display that
+    differs, inequality that fails."""
     other = set(evidence.get("differs_under_other_readings") or [])
     out = []
     for fid, record in (evidence.get("formulas") or {}).items():
@@ -369,8 +368,13 @@ def _item_errata(claim: Claim, evidence: Mapping[str, Any], forms: Mapping) -> l
         cert = certification.get(iid) or certification.get(iid.rsplit(".", 1)[-1])
         if cert:
             line += f"; certification: {cert.get('status')}"
-        out.append(("math", paper_math(form.get("printed", "")) or form.get("stated", ""), "", line))
+        out.append(("math", paper_math(form.get("printed", "")) or form.get("stated", ""), "", line, None))
     return out
+
+
+def _correction_rows(record: Mapping[str, Any]) -> list[str]:
+    """The align* rows of a display's minimal correction (``checks.report.correction_rows``)."""
+    return [r"\text{%s:}\quad & %s" % (name, _bounded(latex)) for name, latex in correction_rows(record)]
 
 
 def _correction_line(correction: Mapping[str, Any]) -> str:
@@ -426,7 +430,7 @@ infty partial nabla forall exists in notin subset subseteq supset supseteq cup c
 hbar circ star ast bullet prime tilde hat bar vec dot ddot check breve overline underline widetilde widehat underbrace
 overbrace boxed mid parallel perp langle rangle lfloor rfloor lceil rceil lvert rvert lVert rVert vert Vert
 textbackslash S P dagger ddagger displaystyle textstyle scriptstyle limits nolimits binom tbinom dbinom not colon
-otimes oplus odot wedge vee neg land lor top bot mathrm operatorname overset underset stackrel smallint
+otimes oplus odot wedge vee neg land lor top bot overset underset stackrel smallint
 alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi varpi rho varrho
 sigma varsigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega
 surd aleph Re Im wp angle triangle square blacksquare checkmark dag ddag rm bf it sf tt sl sc

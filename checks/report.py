@@ -179,29 +179,32 @@ def presented_latex(claim_id: str, display_id: str, side: str) -> str:
     item = claim.check.item
     display = next(d for d in [*item.formulas, *item.inequalities] if d.id == display_id)
     expr = getattr(display, side)
+    names = paper(claim.paper).symbol_names()
+    if _more_nodes_than(expr, MAX_PRESENTED_NODES):
+        return bounded_latex(expr, names)
     if isinstance(display, Formula):
-        formula = replace(display, stated=display.stated, derived=expr)
+        formula = replace(display, derived=expr)
     else:
         formula = Formula(display.id, display.label, expr, expr, display.domain)
-    names = paper(claim.paper).symbol_names()
-    for nodes, _ in enumerate(sp.preorder_traversal(expr)):
-        if nodes > MAX_PRESENTED_NODES:
-            return bounded_latex(expr, names)
-    text = present(formula).latex(names)
-    return text if len(text) <= MAX_LATEX else r"\text{(too long to print: %d characters of LaTeX)}" % len(text)
+    return _fitting(present(formula).latex(names))
 
 
 def bounded_latex(expr: sp.Expr, names: Mapping[str, str]) -> str:
     """LaTeX of ``expr`` with the paper's names, or a note when it is too long to read."""
     from derivations.latex import to_latex
 
-    for nodes, _ in enumerate(sp.preorder_traversal(expr)):
-        if nodes > MAX_NODES:
-            return r"\text{(too long to print: more than %d nodes)}" % MAX_NODES
-    text = to_latex(expr, names)
-    return (
-        text if len(text) <= MAX_LATEX else r"\text{(too long to print: %d characters of LaTeX)}" % len(text)
-    )
+    if _more_nodes_than(expr, MAX_NODES):
+        return r"\text{(too long to print: more than %d nodes)}" % MAX_NODES
+    return _fitting(to_latex(expr, names))
+
+
+def _more_nodes_than(expr: sp.Expr, limit: int) -> bool:
+    return any(nodes > limit for nodes, _ in enumerate(sp.preorder_traversal(expr)))
+
+
+def _fitting(latex: str) -> str:
+    """``latex``, or a note when it is longer than MAX_LATEX."""
+    return latex if len(latex) <= MAX_LATEX else r"\text{(too long to print: %d characters of LaTeX)}" % len(latex)
 
 
 def correction_rows(record: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import mpmath
 import sympy as sp
 
-from derivations.core import Evaluator, Formula, evaluator, time_limit
+from derivations.core import Evaluator, Formula, _bound_symbols, evaluator, time_limit
 from derivations.latex import PaperLatexPrinter, to_latex
 
 #: edit kinds in the order of their size: a sign is a smaller edit than a new term
@@ -132,7 +132,7 @@ def minimal_correction(formula: Formula, *, seed: int = 0, seconds: float = 20.0
     is bounded by ``max_candidates`` edits, so the result does not depend on the machine's speed.
     """
     nodes = sum(1 for _ in sp.preorder_traversal(formula.stated))
-    symbols = tuple(sorted((formula.stated.free_symbols | formula.derived.free_symbols) - _bound(formula),
+    symbols = tuple(sorted((formula.stated.free_symbols | formula.derived.free_symbols) - _bound_symbols(formula),
                            key=lambda s: s.name))
     points = formula.domain.sample(random.Random(seed + 7), SCREEN_POINTS)
     target = []
@@ -229,7 +229,7 @@ class _Screen:
     by recombining the path above it (no lambdify per candidate)."""
 
     def __init__(self, stated: sp.Expr, symbols, points):
-        self.stated, self.symbols = stated, list(symbols)
+        self.stated = stated
         self.envs = [{s: _to_mpf(point[s]) for s in symbols} for point in points]
         self.values: list[dict[tuple[int, ...], object]] = []
         with mpmath.workdps(SCREEN_DPS):
@@ -295,7 +295,7 @@ class _Screen:
 
 
 def _to_mpf(value):
-    rational = sp.Rational(value) if not isinstance(value, float) else sp.Rational(value)
+    rational = sp.Rational(value)  # a float's exact binary value, a pinned 3/10 exactly
     return mpmath.mpf(rational.p) / rational.q
 
 
@@ -318,22 +318,13 @@ def _close(values: list | None, target: list) -> bool:
 
 
 def _agrees(candidate: sp.Expr, symbols, points, target) -> bool:
+    """:func:`_close` for a candidate the tree evaluator cannot screen: evaluated by lambdify."""
     try:
         function = Evaluator(candidate, list(symbols))  # not the shared cache: candidates are used once
-        for point, value in zip(points, target):
-            got = function(point, SCREEN_DPS)
-            scale = max(abs(got), abs(value))
-            if not mpmath.isfinite(got) or (scale and abs(got - value) > mpmath.mpf(10) ** (5 - SCREEN_DPS) * scale):
-                return False
+        return _close([function(point, SCREEN_DPS) for point in points], target)
     except (ZeroDivisionError, ValueError, TypeError, OverflowError, NameError, AttributeError, RecursionError,
             KeyError):
         return False
-    return True
-
-
-def _bound(formula: Formula) -> set[sp.Symbol]:
-    return {limit[0] for e in (formula.stated, formula.derived) for s in e.atoms(sp.Sum, sp.Product)
-            for limit in s.limits}
 
 
 @dataclass(frozen=True)
@@ -357,7 +348,7 @@ def _edits(formula: Formula, seconds: float, ratio: sp.Expr | None, local: bool 
     """Every single edit, whole-form ones first; the edits of single nodes only when ``local``."""
     stated = formula.stated
     yield from _global_edits(formula, seconds, ratio)
-    free = sorted(stated.free_symbols - _bound(formula), key=lambda s: s.name)
+    free = sorted(stated.free_symbols - _bound_symbols(formula), key=lambda s: s.name)
     for path, node in _nodes(stated) if local else ():
         for kind, said, new, marked in _node_edits(node, free):
             yield _Edit(kind, said, lambda path=path, new=new, marked=marked: (
@@ -394,7 +385,7 @@ def _global_edits(formula: Formula, seconds: float, ratio: sp.Expr | None) -> It
             yield _Edit("term", Said("add the term {}", difference), lambda: (
                 stated + difference, sp.Add(stated, Edited(difference), evaluate=False)), ("term", difference),
                 term=difference)
-    free = sorted(stated.free_symbols - _bound(formula), key=lambda s: s.name)
+    free = sorted(stated.free_symbols - _bound_symbols(formula), key=lambda s: s.name)
     swappable = free if len(free) <= MAX_SWAP_SYMBOLS else []
     for a, b in ((a, b) for i, a in enumerate(swappable) for b in swappable[i + 1:]):
         if a.is_integer == b.is_integer:
