@@ -212,7 +212,8 @@ class ItemCheck:
             if not agreement.equal:
                 name = formula.id.removeprefix(item.id + ".")
                 (differing if self.canonical(formula.reading) else alternative).append(name)
-                search = minimal_correction(formula, seed=ctx.seed, max_candidates=effort["correction_edits"])
+                search = minimal_correction(formula, seed=ctx.seed, fixed=local,
+                                            max_candidates=effort["correction_edits"])
                 record["correction"] = search.to_dict(names)
             elif agreement.status != "exact" and self.canonical(formula.reading):
                 exact = False

@@ -124,9 +124,12 @@ class Search:
             f"derivation ({self.candidates} edits tried{self.scope})"), "candidates": self.candidates}
 
 
-def minimal_correction(formula: Formula, *, seed: int = 0, seconds: float = 20.0,
-                       max_candidates: int = MAX_CANDIDATES) -> Search:
+def minimal_correction(formula: Formula, *, seed: int = 0, fixed: Mapping[sp.Symbol, object] | None = None,
+                       seconds: float = 20.0, max_candidates: int = MAX_CANDIDATES) -> Search:
     """The smallest edit of ``formula.stated`` that the identity check finds equal to ``formula.derived``.
+
+    ``fixed`` pins symbols (a user's ``--param``): the screening points and the identity check use them, as
+    the check of the display itself does.
 
     ``seconds`` bounds the symbolic part (ratio and difference simplification); the enumeration itself
     is bounded by ``max_candidates`` edits, so the result does not depend on the machine's speed.
@@ -134,7 +137,7 @@ def minimal_correction(formula: Formula, *, seed: int = 0, seconds: float = 20.0
     nodes = sum(1 for _ in sp.preorder_traversal(formula.stated))
     symbols = tuple(sorted((formula.stated.free_symbols | formula.derived.free_symbols) - _bound_symbols(formula),
                            key=lambda s: s.name))
-    points = formula.domain.sample(random.Random(seed + 7), SCREEN_POINTS)
+    points = formula.domain.sample(random.Random(seed + 7), SCREEN_POINTS, fixed)
     target = []
     for point in points:
         try:
@@ -164,7 +167,8 @@ def minimal_correction(formula: Formula, *, seed: int = 0, seconds: float = 20.0
         corrected, marked = edit.build()
         first.setdefault(corrected, (KINDS.index(edit.kind), order, edit, corrected, marked))
     for _, _, edit, corrected, marked in sorted(first.values(), key=lambda p: p[:2]):
-        agreement = dataclasses.replace(formula, stated=corrected).verify(n_points=8, seed=seed, symbolic_seconds=1.0)
+        agreement = dataclasses.replace(formula, stated=corrected).verify(n_points=8, seed=seed, fixed=fixed,
+                                                                         symbolic_seconds=1.0)
         if agreement.equal:
             return Search(Correction(edit.kind, edit.said, corrected, marked, agreement.status), count, len(passed))
     scope = ("" if local else f"; whole-form edits only: the printed form has {nodes} nodes" if nodes > MAX_NODES

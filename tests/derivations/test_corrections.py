@@ -93,3 +93,13 @@ def test_never_claims_an_unequal_correction(c, which, seed):
 def test_the_budget_counts_edits():
     stated = a * M / (1 + a) + u ** (L - 2) * sp.exp(-3 * p)
     assert minimal_correction(_formula(stated), max_candidates=5).candidates == 5
+
+
+def test_pinned_values_reach_the_search():
+    """A pinned symbol (``--param``) reaches the screening and the identity check, as it reaches the check of the
+    display: printed = (L − 2)·derived is corrected by 1/(L − 2) over the domain, by the number 1/5 at L = 7."""
+    stated = (L - 2) * DERIVED
+    free = minimal_correction(_formula(stated)).correction
+    assert free.kind == "symbolic factor" and sp.simplify(free.corrected - DERIVED) == 0
+    pinned = minimal_correction(_formula(stated), fixed={L: 7}).correction
+    assert pinned.kind == "constant factor" and pinned.description.exprs == (sp.Rational(1, 5),)
