@@ -361,11 +361,7 @@ def _jacobian_rate(run: R.Run) -> float:
     Central differences of the flow's (dh/dt, dw/dt); eigenvalues at a fixed point do not depend
     on the coordinates.
     """
-    kernels = R.velocity_kernels(run.mode, run.ih_model_range)
-    def velocity(z):
-        return np.array([float(k(z[0], z[1], float(run.L), run.alpha, run.wstar)) for k in kernels])
-
-    jac = central_jacobian(velocity, np.array([run.hstar, run.wstar]))
+    jac = central_jacobian(R.velocity(run), np.array([run.hstar, run.wstar]))
     return float(2 * np.min(-np.linalg.eigvals(jac).real))
 
 

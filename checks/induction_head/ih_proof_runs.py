@@ -34,6 +34,7 @@ from checks.claim import Context, Param
 from checks.status import Status, combine, status
 from derivations.errors import InvalidArgument, NumericalTrouble
 from derivations.induction_head.symbols import FLOW_MODES
+from numerics.differences import central_jacobian
 from numerics.trajectory import Trajectory
 
 #: flow mode -> (ih_loss, flow): a view of the shorthands of spec §2.7 in the order its callers unpack
@@ -78,6 +79,13 @@ def velocity_kernels(mode: str, ih_model_range: str) -> tuple[Callable, Callable
 NOISE_CROSSING_RATIO = 0.01
 
 
+def velocity(run: Run) -> Callable[[np.ndarray], np.ndarray]:
+    """(dh/dt, dw/dt) at z = (h, w) for the run's flow mode, head-2 range and parameters."""
+    kernels = velocity_kernels(run.mode, run.ih_model_range)
+    args = (float(run.L), run.alpha, run.wstar)
+    return lambda z: np.array([float(k(z[0], z[1], *args)) for k in kernels])
+
+
 def t2h_noise(run: Run) -> str:
     """Why the run's T_2^h is a noise crossing of dh/dt, or "" when it is a genuine one.
 
@@ -93,16 +101,13 @@ def t2h_noise(run: Run) -> str:
     state = run.state_at("T_2h")
     if not math.isfinite(t2) or not state:
         return ""
-    dh_dt, dw_dt = velocity_kernels(run.mode, run.ih_model_range)
-    args = (float(run.L), run.alpha, run.wstar)
+    field = velocity(run)
     h, w = state["h"], state["w"]
-    step = 1e-3 * w
-
-    def d_dw(height):
-        return (float(dh_dt(height, w + step, *args)) - float(dh_dt(height, w - step, *args))) / (2 * step)
-
-    slope, drive_slope = d_dw(h), d_dw(0.0)
-    if not (slope * float(dw_dt(h, w, *args)) > 0 and drive_slope and slope / drive_slope > NOISE_CROSSING_RATIO):
+    # dh/dt and its h-free term as functions of (h, w); their w-slopes by central differences (step 1e-3 w)
+    jac = central_jacobian(lambda z: np.array([field(z)[0], field(np.array([0.0, z[1]]))[0]]), np.array([h, w]),
+                           rel_step=1e-3 * w)
+    slope, drive_slope = jac[0, 1], jac[1, 1]
+    if not (slope * field(np.array([h, w]))[1] > 0 and drive_slope and slope / drive_slope > NOISE_CROSSING_RATIO):
         return ""
     return (f"T_2^h = {t2:.6g} (w = {w / run.wstar:.3g} w*) is a noise crossing of dh/dt: there d²h/dt² = "
             f"∂_w(dh/dt)·dw/dt > 0 ({slope / drive_slope:.3g} of the h-free term's slope), so dh/dt cannot turn "
