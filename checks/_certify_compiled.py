@@ -78,6 +78,14 @@ class CompiledProblem:
     def ok(self, ball: arb) -> bool:
         return bool(ball > 0) if self.strict else bool(ball >= 0)
 
+    def centre_margins(self, points: np.ndarray) -> np.ndarray:
+        """The margin's float value at each row of ``points`` (NaN where it is undefined or a constraint
+        certainly fails)."""
+        t = self.tape
+        points = np.ascontiguousarray(points, dtype=float)
+        return I.centre_values(t.ops, t.const_lo, t.const_hi, points, points, t.outputs[0], self.con_slots,
+                               self.con_strict)
+
 
 def _outward(box) -> tuple[np.ndarray, np.ndarray]:
     lo = np.array([I.float_enclosure(a)[0] for a, _ in box])
@@ -96,19 +104,25 @@ def _volume(lo, hi, widths):
 
 class OpenRegion:
     """Where a search left boxes uncertified: the hull of the boxes (per variable, the least lower
-    and the greatest upper end, doubles rounded outward), their number by why, and their volume
-    (a fraction of the region's)."""
+    and the greatest upper end, doubles rounded outward), their number by why, their volume (a
+    fraction of the region's) and, given ``margin`` (a function of an array of points, one per
+    row, returning the margin's float value at each), the smallest margin at the boxes' centres
+    and where it is: close to 0 there, the boxes touch a set where the inequality is tight."""
 
     #: rows taken at a time, so that a queue of millions of boxes is summed without large copies
     BLOCK = 65_536
 
-    def __init__(self, region: tuple):
+    def __init__(self, region: tuple, margin: Callable[[np.ndarray], np.ndarray] | None = None):
         region_lo, region_hi = _outward(region)
         self.widths = np.where(region_hi > region_lo, region_hi - region_lo, 1.0)
         self.lo = np.full(len(region), np.inf)
         self.hi = np.full(len(region), -np.inf)
         self.why: Counter = Counter()
         self.volume = 0.0
+        self.margin = margin
+        #: the smallest finite margin at an open box's centre, and that centre
+        self.smallest: float | None = None
+        self.smallest_at: np.ndarray | None = None
 
     def add(self, lo: np.ndarray, hi: np.ndarray, why: str) -> None:
         """Add the boxes given as rows of ``lo`` and ``hi`` (doubles), all open for the same reason."""
@@ -117,6 +131,14 @@ class OpenRegion:
             self.lo = np.minimum(self.lo, a.min(axis=0))
             self.hi = np.maximum(self.hi, b.max(axis=0))
             self.volume += float(_volume(a, b, self.widths).sum())
+            if self.margin is not None and len(a):
+                centres = 0.5 * a + 0.5 * b
+                with np.errstate(all="ignore"):
+                    values = np.asarray(self.margin(centres), dtype=float)
+                values = np.where(np.isfinite(values), values, np.inf)
+                i = int(np.argmin(values))
+                if np.isfinite(values[i]) and (self.smallest is None or values[i] < self.smallest):
+                    self.smallest, self.smallest_at = float(values[i]), centres[i].copy()
         if len(lo):
             self.why[why] += len(lo)
 
@@ -192,7 +214,7 @@ def compiled_search(
     the caller's safety cap on time, asked every :data:`CHUNK` boxes of the search and every 256
     re-checks of closed boxes.
     """
-    result = CompiledResult(open_region=OpenRegion(region))
+    result = CompiledResult(open_region=OpenRegion(region, problem.centre_margins))
     nv = len(region)
     region_lo, region_hi = _outward(region)
     widths = np.where(region_hi > region_lo, region_hi - region_lo, 1.0)

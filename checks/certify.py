@@ -32,7 +32,7 @@ import heapq
 import itertools
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -69,7 +69,16 @@ class Certificate:
     on that the arb search did not close (why: the compiled search's reason, e.g. ``precision
     limit``, or ``min_width (arb)`` where the arb search reached ``min_width``). It holds
     ``boxes`` (their number), ``why`` (number by why), ``volume`` (their fraction of the box's
-    volume) and ``hull`` (per variable, the least lower and greatest upper end, as doubles).
+    volume), ``hull`` (per variable, the least lower and greatest upper end, as doubles) and
+    ``margin``: the smallest value of the margin found in the open boxes (``smallest``, the
+    midpoint of an arb ball of radius ``radius``, at the box centre where its float value is
+    smallest or at a local minimiser of that inside their hull, whichever is smaller; ``unresolved``
+    when the ball holds 0 and its sign is not known at the working precision), that point
+    (``at``, and ``at_ends``: the variables whose region end it lies at), the
+    margin's typical size on the region (``scale``: the median of |m| at seeded random points)
+    and ``touching``: whether the smallest is within :data:`TOUCHING_RELATIVE` of that size (a
+    touching set, where the inequality is tight and bisection alone cannot close the boxes;
+    otherwise the margin stays away from 0 there and the enclosures are too wide for the budget).
     Boxes the compiled search closed but did not re-prove in arb (it ran out of boxes) are not
     open: they are neither counted as certified nor listed here.
     """
@@ -811,7 +820,8 @@ def _run(problem: _Problem, box0, start, min_width, budgets, time_limit, n_sampl
     excluded_volume = Fraction(0)
     min_lower = None
     uncertified: list = []
-    open_region = OpenRegion(box0)
+    margin_at = _margin_at(problem, f_float)
+    open_region = OpenRegion(box0, margin_at)
     queue = [(b, UNVISITED) for b in boxes]
     reason = ""
     # 3. the compiled search; what it cannot close (or re-prove in arb) goes on to the arb search
@@ -959,7 +969,8 @@ def _run(problem: _Problem, box0, start, min_width, budgets, time_limit, n_sampl
         uncertified.append(b)
     for _, _, b, why_open in heap:
         open_region.add_box(b, why_open)
-    where = _open_region(open_region, symbols)
+    where = _open_region(open_region, symbols, box0, margin_at, _margin_scale(margin_at, box0, seed),
+                         lambda point: _margin_in_region(problem, point))
     if where:
         reason = "; ".join(filter(None, [reason, _open_sentence(where)]))
     return Certificate(
@@ -972,17 +983,101 @@ def _run(problem: _Problem, box0, start, min_width, budgets, time_limit, n_sampl
     )
 
 
-def _open_region(region: OpenRegion, symbols) -> dict:
-    """The certificate's ``open_region`` (see :class:`Certificate`); empty when no box is open."""
+#: an open region's smallest centre margin at most this fraction of the margin's typical size is
+#: read as a touching set (the inequality is tight there), not as enclosures too wide for the budget
+TOUCHING_RELATIVE = 1e-6
+#: a point within this fraction of a variable's range from the region's end is "at" that end
+AT_END_RELATIVE = 1e-6
+
+
+def _margin_at(problem: _Problem, f_float) -> Callable[[np.ndarray], np.ndarray] | None:
+    """The margin's float value at each row of an array of points: compiled where the problem is,
+    else the pre-filter's NumPy function; None when neither exists."""
+    if problem.compiled is not None:
+        return problem.compiled.centre_margins
+    if f_float is None:
+        return None
+    return lambda points: np.broadcast_to(np.asarray(f_float(*points.T), dtype=float), (len(points),))
+
+
+def _margin_scale(margin_at, box0, seed: int, n: int = 257) -> float | None:
+    """The margin's typical size on the region: the median of |m| at the centre and ``n − 1``
+    seeded random points (None when it is undefined at all of them)."""
+    if margin_at is None:
+        return None
+    lo = np.array([float(a) for a, _ in box0])
+    hi = np.array([float(b) for _, b in box0])
+    points = np.vstack([(lo + hi)[None, :] / 2, lo + (hi - lo) * np.random.default_rng(seed).random((n - 1, len(lo)))])
+    with np.errstate(all="ignore"):
+        values = np.abs(np.asarray(margin_at(points), dtype=float))
+    values = values[np.isfinite(values)]
+    return float(np.median(values)) if len(values) else None
+
+
+def _margin_in_region(problem: _Problem, point) -> Interval | None:
+    """The margin in arb at a point of doubles; None where the constraints do not certainly hold."""
+    args = _point_args([_fmpq(Fraction(float(v))) for v in point])
+    if problem.constraints and problem.constraint_state(args) != "true":
+        return None
+    return problem.f_margin(args)
+
+
+def _open_region(region: OpenRegion, symbols, box0, margin_at, scale: float | None,
+                 margin_arb: Callable[[np.ndarray], Interval | None]) -> dict:
+    """The certificate's ``open_region`` (see :class:`Certificate`); empty when no box is open.
+
+    The margin's smallest value there is looked for by a local minimisation of its float value
+    (:func:`_refine`, inside the open boxes' hull) from the open box centre where it is smallest;
+    at that centre and at the minimiser the margin is then evaluated in arb (doubles can be
+    wrong by any amount where the margin cancels), and the smaller arb value is reported.
+    """
     if not region.why:
         return {}
     hull = {s.name: (float(lo), float(hi)) for s, lo, hi in zip(symbols, region.lo, region.hi, strict=True)}
-    return {"boxes": sum(region.why.values()), "why": dict(region.why.most_common()), "volume": region.volume,
-            "hull": hull}
+    where = {"boxes": sum(region.why.values()), "why": dict(region.why.most_common()), "volume": region.volume,
+             "hull": hull}
+    if region.smallest is None:
+        return where
+
+    def f(*columns):
+        values = margin_at(np.column_stack(np.broadcast_arrays(*columns)).reshape(-1, len(columns)))
+        return values if np.ndim(columns[0]) else float(values[0])
+
+    hull_box = [(max(float(a), lo), min(float(b), hi)) for (a, b), lo, hi in zip(box0, region.lo, region.hi,
+                                                                                 strict=True)]
+    # a safety cap only: 14 rounds of 256 points take milliseconds
+    refined = _refine(f, region.smallest_at, hull_box, _Deadline(time.perf_counter(), 30.0))
+    best = None
+    for point in (region.smallest_at, refined):
+        value = margin_arb(point)
+        if value is None or value.is_nan():
+            continue
+        ball = value.lo.union(value.hi)
+        if best is None or float(ball.mid()) < best[1]:
+            best = (point, float(ball.mid()), float(ball.rad()))
+    if best is None:
+        # undefined in arb (a 0/0 on a touching set, say) or outside the constraints: the doubles'
+        # value is given, but nothing is concluded from it
+        where["margin"] = {"smallest": None, "float_value": region.smallest,
+                           "at": _fmt_float(symbols, region.smallest_at), "at_ends": [], "undefined": True}
+        return where
+    at, smallest, radius = best
+    ends = [s.name for s, x, (lo, hi) in zip(symbols, at, box0, strict=True)
+            if hi > lo and min(x - float(lo), float(hi) - x) <= AT_END_RELATIVE * float(hi - lo)]
+    where["margin"] = {"smallest": smallest, "radius": radius, "at": _fmt_float(symbols, at), "scale": scale,
+                       "at_ends": ends}
+    if scale and abs(smallest) + radius <= TOUCHING_RELATIVE * scale:
+        where["margin"]["touching"] = True
+    elif radius >= abs(smallest) and radius > 0:
+        where["margin"]["unresolved"] = True  # arb at the working precision cannot tell its sign
+    elif scale:
+        where["margin"]["touching"] = False
+    return where
 
 
 def _open_sentence(where: dict) -> str:
-    """One sentence for an undecided certificate's reason: how many boxes are open, why, and where."""
+    """One sentence for an undecided certificate's reason: how many boxes are open, why, where, and
+    how small the margin gets there."""
     def count(n: int) -> str:
         return f"{n:,}".replace(",", " ")
 
@@ -993,7 +1088,25 @@ def _open_sentence(where: dict) -> str:
 
     why = ", ".join(f"{count(n)} {name}" for name, n in where["why"].items())
     hull = ", ".join(f"{name} ∈ {ends(lo, hi)}" for name, (lo, hi) in where["hull"].items())
-    return f"open boxes ({count(where['boxes'])}: {why}; {where['volume']:.2g} of the volume) lie in {hull}"
+    sentence = f"open boxes ({count(where['boxes'])}: {why}; {where['volume']:.2g} of the volume) lie in {hull}"
+    margin = where.get("margin")
+    if margin and margin.get("undefined"):
+        point = ", ".join(f"{name} = {x:.6g}" for name, x in margin["at"].items())
+        sentence += (f"; where the margin looked smallest (at {point}, {margin['float_value']:.3g} in doubles) it is "
+                     f"undefined in arb or a constraint fails there")
+    elif margin:
+        point = ", ".join(f"{name} = {x:.6g}" for name, x in margin["at"].items())
+        sentence += f"; the margin there is as small as {margin['smallest']:.3g} (at {point}"
+        if margin["at_ends"]:
+            sentence += f", at the region's end in {', '.join(margin['at_ends'])}"
+        sentence += ")"
+        if margin.get("unresolved"):
+            sentence += f", ±{margin['radius']:.2g} in arb: its sign is not resolved at the working precision"
+        elif margin.get("touching") is not None:
+            sentence += (f", {abs(margin['smallest']) / margin['scale']:.2g} of its typical size {margin['scale']:.3g}: "
+                         + ("a touching set, where the inequality is tight" if margin["touching"] else
+                            "it stays away from 0, so the enclosures are too wide for the budget"))
+    return sentence
 
 
 def _fmt_float(symbols, point) -> dict[str, float]:

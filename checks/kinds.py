@@ -472,6 +472,8 @@ def _combine(name: str, records: list[dict[str, Any]]) -> dict[str, Any]:
     }
     if decisive["uncertified_boxes"]:
         out["uncertified_boxes"] = decisive["uncertified_boxes"]
+    if decisive.get("open_region"):
+        out["open_region"] = decisive["open_region"]
     if any(r["integers"] for r in records):
         out["cases"] = [{**{k: v for k, v in r.items() if k not in ("integers", "uncertified_boxes")},
                          "integers": {s.name: v for s, v in r["integers"].items()}} for r in records]

@@ -592,6 +592,32 @@ def _constraints(vlo, vhi, con_slots, con_strict):
 
 
 @jit
+def centre_values(ops, const_lo, const_hi, lo, hi, slot, con_slots, con_strict):
+    """The value of one slot at the centre of each box (row ``i``: ``[lo[i], hi[i]]``).
+
+    Each value is the midpoint of the slot's enclosure at the centre point, a float estimate (not
+    a bound), NaN where the tape is undefined there or where a constraint (the slots
+    ``con_slots``, each ``> 0`` where ``con_strict``, else ``>= 0``) certainly fails.
+    """
+    n_rows, nv = lo.shape
+    n = nv + const_lo.shape[0] + ops.shape[0]
+    vlo = np.empty(n)
+    vhi = np.empty(n)
+    d = np.empty((1, 1))
+    x = np.empty(nv)
+    out = np.empty(n_rows)
+    for i in range(n_rows):
+        for j in range(nv):
+            x[j] = 0.5 * lo[i, j] + 0.5 * hi[i, j]
+        evaluate(ops, const_lo, const_hi, x, x, vlo, vhi, d, d, False)
+        if _constraints(vlo, vhi, con_slots, con_strict) == 0:
+            out[i] = np.nan
+        else:
+            out[i] = 0.5 * vlo[slot] + 0.5 * vhi[slot]
+    return out
+
+
+@jit
 def splittable(lo, hi, width, min_width):
     """Halve while the half is at least ``min_width`` of the range or, away from 0, of the distance to 0."""
     scale = width

@@ -164,6 +164,25 @@ def test_a_search_out_of_boxes_has_reached_all_but_the_singular_corner_and_says_
     assert "x ∈ [0, 0.0" in cert.reason
     assert cert.to_dict()["open_region"] == where
     assert "open_region" not in certify(x, x + 1, {x: (0, 1)}).to_dict()
+    # the margin m = (x − (1 − y))²/2 + x(1 − y)/10 vanishes only at the corner (0, 1), where the boxes are open
+    margin = where["margin"]
+    assert margin["touching"] and margin["at_ends"] == ["x", "y"]
+    assert abs(margin["smallest"]) <= 1e-12 and margin["at"] == {"x": 0.0, "y": 1.0}
+    assert "a touching set, where the inequality is tight" in cert.reason
+
+
+def test_open_region_margin_away_from_zero_is_wide_enclosures():
+    """4x(1 − x) ≤ 3 − x + e^{x−y}e^{y−x} − 1 has the margin 4x² − 5x + 2 ≥ 23/16 (least at x = 5/8), but
+    three boxes of natural interval arithmetic cannot show it: the open region's margin is the
+    true minimum, far from 0, and the reason says the enclosures are too wide, not that the boxes touch."""
+    x, y = sp.symbols("x y")
+    cert = certify(4 * x * (1 - x), 2 - x + sp.exp(x - y) * sp.exp(y - x), {x: (0, 1), y: (0, 1)}, max_boxes=3,
+                   arb_boxes=0, n_samples=0)
+    assert cert.status == "undecided"
+    margin = cert.open_region["margin"]
+    assert not margin["touching"] and margin["at_ends"] == []
+    assert margin["smallest"] == pytest.approx(23 / 16, rel=1e-9) and margin["at"]["x"] == pytest.approx(5 / 8, rel=1e-4)
+    assert "the enclosures are too wide for the budget" in cert.reason
 
 
 def test_region_inequality_with_open_end_and_constraint():

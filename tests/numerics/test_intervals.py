@@ -83,6 +83,33 @@ def test_enclosure_holds_arb_values_at_points(expr, box):
 
 
 @settings(max_examples=100, deadline=None)
+@given(EXPRESSIONS, st.lists(BOXES, min_size=1, max_size=4))
+def test_centre_values_are_the_value_at_each_box_centre(expr, boxes):
+    """``centre_values`` gives, per row, a float within the point enclosure at the box's centre, which holds
+    arb's 128-bit value there: NaN exactly where that enclosure is undefined or the constraint y ≥ x fails."""
+    ctx.prec = 128
+    tape = I.compile_tape([expr, y - x], [x, y])
+    lo = np.array([[b[0][0], b[1][0]] for b in boxes])
+    hi = np.array([[b[0][1], b[1][1]] for b in boxes])
+    values = I.centre_values(tape.ops, tape.const_lo, tape.const_hi, lo, hi, tape.outputs[0],
+                             np.array([tape.outputs[1]]), np.array([False]))
+    f = interval_function(expr, [x, y])
+    for value, a, b in zip(values, lo, hi, strict=True):
+        centre = 0.5 * a + 0.5 * b
+        if Fraction(centre[1]) < Fraction(centre[0]):
+            assert math.isnan(value)
+            continue
+        (elo, ehi), _ = _enclosure(tape, centre, centre)
+        if math.isnan(elo) or math.isnan(ehi):
+            assert math.isnan(value)
+            continue
+        assert elo <= value <= ehi or (math.isinf(elo) and math.isinf(ehi) and math.isnan(value))
+        exact = f([Interval.point(arb(centre[0])), Interval.point(arb(centre[1]))])
+        if not exact.is_nan():
+            assert _contains(elo, ehi, exact.lo.union(exact.hi)), (expr, centre, elo, ehi, exact)
+
+
+@settings(max_examples=100, deadline=None)
 @given(EXPRESSIONS, BOXES)
 def test_gradient_enclosure_holds_arb_derivatives(expr, box):
     """Forward-mode enclosures of ∂f/∂x and ∂f/∂y hold arb's value of SymPy's derivatives at points."""
