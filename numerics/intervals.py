@@ -264,18 +264,41 @@ def _up_libm(x):
 
 
 @jit
+def _exact_unless_nonzero(a, b, p):
+    """False when the product p = a·b is 0 but need not be exact (no factor is 0: it may have underflowed)."""
+    return p != 0.0 or a == 0.0 or b == 0.0
+
+
+@jit
 def _mul(alo, ahi, blo, bhi):
     p1, p2, p3, p4 = alo * blo, alo * bhi, ahi * blo, ahi * bhi
-    lo = min(min(p1, p2), min(p3, p4))
-    hi = max(max(p1, p2), max(p3, p4))
     if p1 != p1 or p2 != p2 or p3 != p3 or p4 != p4:  # 0 · inf
         return math.nan, math.nan
+    lo = min(min(p1, p2), min(p3, p4))
+    hi = max(max(p1, p2), max(p3, p4))
+    # an end at 0 is kept when every product that is 0 has a factor 0 (it is exact): a factor whose
+    # interval ends at 0 keeps a margin of exactly 0 there
+    if lo == 0.0 or hi == 0.0:
+        exact = (_exact_unless_nonzero(alo, blo, p1) and _exact_unless_nonzero(alo, bhi, p2)
+                 and _exact_unless_nonzero(ahi, blo, p3) and _exact_unless_nonzero(ahi, bhi, p4))
+        if exact:
+            return (lo if lo == 0.0 else _dn(lo)), (hi if hi == 0.0 else _up(hi))
     return _dn(lo), _up(hi)
 
 
 @jit
+def _sum_bound(a, b, toward):
+    """a + b moved one ulp toward ``toward``, unless it is exact: with a 0 term, or when the rounded
+    sum is 0 (with gradual underflow a sum of doubles rounds to 0 only when it is exactly 0)."""
+    total = a + b
+    if a == 0.0 or b == 0.0 or total == 0.0:
+        return total
+    return np.nextafter(total, toward)
+
+
+@jit
 def _add(alo, ahi, blo, bhi):
-    return _dn(alo + blo), _up(ahi + bhi)
+    return _sum_bound(alo, blo, -np.inf), _sum_bound(ahi, bhi, np.inf)
 
 
 @jit

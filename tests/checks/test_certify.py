@@ -185,6 +185,44 @@ def test_open_region_margin_away_from_zero_is_wide_enclosures():
     assert "the enclosures are too wide for the budget" in cert.reason
 
 
+def test_a_rational_margin_is_certified_in_factored_form(monkeypatch):
+    """x z + y z ≤ x y z + z on [0, 1]³ is z(1 − x)(1 − y) ≥ 0, 0 on three faces. Factored, the natural
+    extension is ≥ 0 on the whole box (the compiled search closes it; the arb search confirms it, as arb
+    balls cannot hold the ends 0 and 1 exactly); expanded, a box on a face never closes, and the same
+    budget leaves the inequality undecided. The certificate names the form it used."""
+    import checks.certify as C
+
+    x, y, z = sp.symbols("x y z")
+    args = (x * z + y * z, x * y * z + z, {x: (0, 1), y: (0, 1), z: (0, 1)})
+    cert = certify(*args, max_boxes=1, arb_boxes=2, n_samples=0)
+    assert cert.certified and cert.compiled_boxes == 1 and cert.arb_boxes <= 2
+    assert any(note.startswith("margin: factored by SymPy as") and "(x - 1)*(y - 1)" in note for note in cert.notes)
+    monkeypatch.setattr(C, "_factored", lambda margin, symbols: None)
+    expanded = certify(*args, max_boxes=1000, arb_boxes=100, n_samples=0)
+    assert expanded.status == "undecided" and not any("factored" in note for note in expanded.notes)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(-3, 3), st.integers(-3, 3), st.integers(-3, 3)), min_size=2, max_size=3),
+       st.integers(1, 3))
+def test_factored_and_expanded_margins_get_the_same_verdict(factors, scale):
+    """A product of linear factors a + b x + c y, expanded: certified exactly when it has no sign change on
+    [0, 1]² that a point shows (then the counterexample is confirmed), whatever form the search used."""
+    x, y = sp.symbols("x y")
+    product = sp.Integer(scale)
+    for a, b, c in factors:
+        product *= a + b * x + c * y
+    cert = certify(sp.Integer(0), sp.expand(product), {x: (0, 1), y: (0, 1)}, time_limit=20)
+    grid = [product.subs({x: sp.Rational(i, 8), y: sp.Rational(j, 8)}) for i in range(9) for j in range(9)]
+    if cert.certified:
+        assert min(grid) >= 0
+    elif cert.fails:
+        point = cert.point_fractions()
+        assert product.subs({x: point["x"], y: point["y"]}) < 0
+    if min(grid) < 0:
+        assert cert.fails
+
+
 def test_region_inequality_with_open_end_and_constraint():
     ineq = RegionInequality(
         # x*y < y^2 needs the constraint x < y; false on the excluded part of the box

@@ -247,6 +247,20 @@ def test_a_search_that_ends_closes_the_same_boxes_in_any_order():
     assert runs[2][1] != leaves and runs[3][1] != runs[2][1] != leaves  # other orders
 
 
+def test_exact_zeros_stay_exact_and_underflow_does_not():
+    """An end at 0 that is exact (a factor 0, or a sum that rounds to 0, which with gradual underflow is
+    exact) is kept; a product that underflows to 0 is not exact and is moved outward."""
+    assert I._mul(-1.0, 0.0, -1.0, 0.0) == (0.0, np.nextafter(1.0, 2.0))
+    assert I._add(1.0, 1.0, -1.0, -1.0) == (0.0, 0.0)
+    assert I._add(0.0, 0.5, 0.25, 0.25) == (0.25, np.nextafter(0.75, 1.0))
+    lo, hi = I._mul(-1e-200, -1e-200, 1e-200, 1e-200)  # −10⁻⁴⁰⁰ rounds to −0.0
+    assert lo < 0.0 <= hi
+    lo, hi = I._mul(1e-200, 1e-200, 1e-200, 1e-200)  # +10⁻⁴⁰⁰ rounds to 0.0
+    assert lo <= 0.0 < hi
+    lo, hi = I._add(0.1, 0.1, 0.2, 0.2)
+    assert lo < 0.1 + 0.2 < hi
+
+
 def test_an_unknown_function_is_refused_by_name():
     with pytest.raises(InvalidArgument, match="besselj"):
         I.compile_tape([sp.besselj(0, x)], [x])
