@@ -255,7 +255,8 @@ MAX_FACTOR_DEGREE = 16
 def _factored(margin: sp.Expr, symbols) -> sp.Expr | None:
     """The margin as a product of factors (SymPy's ``factor``), when it is a rational function of
     the box's symbols with exact coefficients that factors into at least two non-constant factors
-    without growing; else None.
+    without growing, and its numerator and denominator have no common factor (cancelling one would
+    define the margin where it is not); else None.
 
     Interval arithmetic on a product of factors of known sign sees what it cannot in the
     expanded difference: ``ih.cf.lyapunov_vh``'s chain step (2) has a margin of two terms equal
@@ -272,6 +273,8 @@ def _factored(margin: sp.Expr, symbols) -> sp.Expr | None:
             return None
     except sp.PolynomialError:
         return None
+    if sp.gcd(numerator, denominator).free_symbols:
+        return None  # factor would cancel a common factor, and with it a point where the margin is undefined
     factored = sp.factor(together)
     _, factors = factored.as_coeff_mul()
     if sum(1 for f in factors if f.free_symbols) < 2 or sp.count_ops(factored) > sp.count_ops(margin):

@@ -197,6 +197,8 @@ def test_a_rational_margin_is_certified_in_factored_form(monkeypatch):
     cert = certify(*args, max_boxes=1, arb_boxes=2, n_samples=0)
     assert cert.certified and cert.compiled_boxes == 1 and cert.arb_boxes <= 2
     assert any(note.startswith("margin: factored by SymPy as") and "(x - 1)*(y - 1)" in note for note in cert.notes)
+    # a common factor of numerator and denominator is not cancelled: (x² − 1)/(x − 1) is undefined at x = 1
+    assert C._factored((x**2 - 1) / (x - 1) - 2 * x * y, [x, y]) is None
     monkeypatch.setattr(C, "_factored", lambda margin, symbols: None)
     expanded = certify(*args, max_boxes=1000, arb_boxes=100, n_samples=0)
     assert expanded.status == "undecided" and not any("factored" in note for note in expanded.notes)
