@@ -72,13 +72,16 @@ class Certificate:
     volume), ``hull`` (per variable, the least lower and greatest upper end, as doubles) and
     ``margin``: the smallest value of the margin found in the open boxes (``smallest``, the
     midpoint of an arb ball of radius ``radius``, at the box centre where its float value is
-    smallest or at a local minimiser of that inside their hull, whichever is smaller; ``unresolved``
-    when the ball holds 0 and its sign is not known at the working precision), that point
+    smallest or at a local minimiser of that inside their hull, whichever is smaller), that point
     (``at``, and ``at_ends``: the variables whose region end it lies at), the
-    margin's typical size on the region (``scale``: the median of |m| at seeded random points)
-    and ``touching``: whether the smallest is within :data:`TOUCHING_RELATIVE` of that size (a
-    touching set, where the inequality is tight and bisection alone cannot close the boxes;
-    otherwise the margin stays away from 0 there and the enclosures are too wide for the budget).
+    margin's typical size on the region (``scale``: the median of |m| at seeded random points,
+    None where it is defined at fewer than :data:`MIN_SCALE_POINTS` of them) and how to read it:
+    ``touching`` True when the whole ball is within :data:`TOUCHING_RELATIVE` of that size (a
+    touching set, where the inequality is tight and bisection alone cannot close the boxes);
+    else ``unresolved`` when the ball holds 0 (its sign is not known at the working precision);
+    else ``touching`` False (the margin stays away from 0 there: the enclosures are too wide for
+    the budget). A ball entirely on the wrong side is a counterexample, and the certificate
+    ``fails`` with it.
     Boxes the compiled search closed but did not re-prove in arb (it ran out of boxes) are not
     open: they are neither counted as certified nor listed here.
     """
@@ -252,30 +255,56 @@ MAX_FACTOR_NODES = 300
 MAX_FACTOR_DEGREE = 16
 
 
-def _factored(margin: sp.Expr, symbols) -> sp.Expr | None:
+def _degree_bound(expr: sp.Expr, symbols: set) -> tuple[int, int]:
+    """Bounds on the total degrees of the numerator and the denominator of a rational function, read
+    from its tree without expanding anything (``Poly`` of a high power takes seconds, and cannot be
+    interrupted)."""
+    if expr.is_Symbol:
+        return (1, 0) if expr in symbols else (0, 0)
+    if not expr.free_symbols & symbols:
+        return 0, 0
+    if expr.is_Pow and expr.exp.is_Integer:
+        num, den = _degree_bound(expr.base, symbols)
+        n = int(expr.exp)
+        return (n * num, n * den) if n >= 0 else (-n * den, -n * num)
+    parts = [_degree_bound(a, symbols) for a in expr.args]
+    if expr.is_Mul:
+        return sum(p[0] for p in parts), sum(p[1] for p in parts)
+    if expr.is_Add:
+        den = sum(p[1] for p in parts)
+        return max(p[0] + den - p[1] for p in parts), den
+    return MAX_FACTOR_DEGREE + 1, MAX_FACTOR_DEGREE + 1  # anything else: not factored
+
+
+def _denominators_nonzero(margin: sp.Expr, symbols, box) -> bool:
+    """Every base of a negative power in the margin is certainly non-zero on the box (arb), so no
+    rewrite can remove a point where the margin is undefined."""
+    args = _intervals(box)
+    for node in sp.preorder_traversal(margin):
+        if node.is_Pow and node.exp.is_negative and node.base.free_symbols & set(symbols):
+            value = interval_function(node.base, symbols)(args)
+            if value.is_nan() or not (value.lo > 0 or value.hi < 0):
+                return False
+    return True
+
+
+def _factored(margin: sp.Expr, symbols, box=None) -> sp.Expr | None:
     """The margin as a product of factors (SymPy's ``factor``), when it is a rational function of
     the box's symbols with exact coefficients that factors into at least two non-constant factors
-    without growing, and its numerator and denominator have no common factor (cancelling one would
-    define the margin where it is not); else None.
+    without growing, and every denominator in it is certainly non-zero on ``box`` (cancelling a
+    factor that vanishes there would define the margin where it is not); else None.
 
     Interval arithmetic on a product of factors of known sign sees what it cannot in the
     expanded difference: ``ih.cf.lyapunov_vh``'s chain step (2) has a margin of two terms equal
     to 0.07 % that factors as −v*²(h/h* − 1)(v/v* − 1)/(250(1 + α*)²), ≥ 0 on the whole box.
     """
     if (margin.has(sp.Sum) or margin.atoms(sp.Float) or not margin.is_rational_function(*symbols)
-            or _size(margin, MAX_FACTOR_NODES) > MAX_FACTOR_NODES):
+            or _size(margin, MAX_FACTOR_NODES) > MAX_FACTOR_NODES
+            or max(_degree_bound(margin, set(symbols))) > MAX_FACTOR_DEGREE):
         return None
-    together = sp.together(margin)
-    numerator, denominator = sp.fraction(together)
-    try:
-        if max(sp.Poly(numerator, *symbols).total_degree(), sp.Poly(denominator, *symbols).total_degree()) > \
-                MAX_FACTOR_DEGREE:
-            return None
-    except sp.PolynomialError:
-        return None
-    if sp.gcd(numerator, denominator).free_symbols:
-        return None  # factor would cancel a common factor, and with it a point where the margin is undefined
-    factored = sp.factor(together)
+    if box is not None and not _denominators_nonzero(margin, symbols, box):
+        return None  # factoring could cancel a factor that vanishes in the box, defining the margin where it is not
+    factored = sp.factor(sp.together(margin))
     _, factors = factored.as_coeff_mul()
     if sum(1 for f in factors if f.free_symbols) < 2 or sp.count_ops(factored) > sp.count_ops(margin):
         return None
@@ -322,7 +351,7 @@ class _Problem:
         self.factored = False
         if box is not None:
             self.margin_expr, self.rewrites = _without_cancellation(self.margin_expr, symbols, box)
-            factored = _factored(self.margin_expr, symbols)
+            factored = _factored(self.margin_expr, symbols, box)
             if factored is not None and _same_function(self.margin_expr, factored, symbols, box):
                 self.margin_expr, self.factored = factored, True
         self.f_lhs = interval_function(self.lhs, symbols)
@@ -357,7 +386,7 @@ class _Problem:
                 self._compiled = CompiledProblem(
                     self.margin_expr, self._constraint_exprs, [strict for _, strict, _ in self.constraints],
                     self.symbols, self.strict)
-            except InvalidArgument:
+            except (InvalidArgument, OverflowError):
                 self._compiled = None
         return self._compiled
 
@@ -822,11 +851,15 @@ def _run(problem: _Problem, box0, start, min_width, budgets, time_limit, n_sampl
             margin_value=m.lo.str(20), **base,
         )
 
+    def sides_defined(args) -> bool:
+        # both sides, not only the margin: SymPy may have cancelled a pole out of rhs − lhs
+        return not (problem.f_lhs(args).is_nan() or problem.f_rhs(args).is_nan())
+
     def confirmed(point) -> bool:
         args = _point_args([_fmpq(v) for v in point])
         if problem.constraints and problem.constraint_state(args) != "true":
             return False
-        return problem.violated(problem.f_margin(args))
+        return sides_defined(args) and problem.violated(problem.f_margin(args))
 
     if problem.rewrites:
         notes.append(f"margin: {problem.rewrites} cancelling sum(s) P + Q√B evaluated as (P² − Q²B)/(P − Q√B)")
@@ -857,7 +890,7 @@ def _run(problem: _Problem, box0, start, min_width, budgets, time_limit, n_sampl
     for t in touches:
         if problem.strict:
             args = _point_args([_fmpq(v) for v in t.point])
-            if not problem.constraints or problem.constraint_state(args) == "true":
+            if (not problem.constraints or problem.constraint_state(args) == "true") and sides_defined(args):
                 return counterexample(t.point, "touching point: margin is exactly 0 (strict inequality fails)")
     # 2. split the box at touching points so that each is a corner of the pieces
     boxes = [box0]
@@ -869,7 +902,7 @@ def _run(problem: _Problem, box0, start, min_width, budgets, time_limit, n_sampl
     excluded_volume = Fraction(0)
     min_lower = None
     uncertified: list = []
-    margin_at = _margin_at(problem, f_float)
+    margin_at = _margin_at(problem, f_float, use_compiled=compiled_boxes > 0)
     open_region = OpenRegion(box0, margin_at)
     queue = [(b, UNVISITED) for b in boxes]
     reason = ""
@@ -1020,6 +1053,11 @@ def _run(problem: _Problem, box0, start, min_width, budgets, time_limit, n_sampl
         open_region.add_box(b, why_open)
     where = _open_region(open_region, symbols, box0, margin_at, _margin_scale(margin_at, box0, seed),
                          lambda point: _margin_in_region(problem, point))
+    smallest = where.get("margin", {})
+    if smallest.get("smallest") is not None and smallest["smallest"] - smallest["radius"] <= 0:
+        point = tuple(Fraction(x) for x in smallest["at"].values())
+        if confirmed(point):
+            return counterexample(point, "open region: where the margin is smallest, confirmed in arb")
     if where:
         reason = "; ".join(filter(None, [reason, _open_sentence(where)]))
     return Certificate(
@@ -1037,12 +1075,14 @@ def _run(problem: _Problem, box0, start, min_width, budgets, time_limit, n_sampl
 TOUCHING_RELATIVE = 1e-6
 #: a point within this fraction of a variable's range from the region's end is "at" that end
 AT_END_RELATIVE = 1e-6
+#: the margin's typical size needs it defined at this many of the sample points
+MIN_SCALE_POINTS = 16
 
 
-def _margin_at(problem: _Problem, f_float) -> Callable[[np.ndarray], np.ndarray] | None:
-    """The margin's float value at each row of an array of points: compiled where the problem is,
-    else the pre-filter's NumPy function; None when neither exists."""
-    if problem.compiled is not None:
+def _margin_at(problem: _Problem, f_float, use_compiled: bool) -> Callable[[np.ndarray], np.ndarray] | None:
+    """The margin's float value at each row of an array of points: compiled where the search is and
+    the problem compiles, else the pre-filter's NumPy function; None when neither exists."""
+    if use_compiled and problem.compiled is not None:
         return problem.compiled.centre_margins
     if f_float is None:
         return None
@@ -1051,7 +1091,7 @@ def _margin_at(problem: _Problem, f_float) -> Callable[[np.ndarray], np.ndarray]
 
 def _margin_scale(margin_at, box0, seed: int, n: int = 257) -> float | None:
     """The margin's typical size on the region: the median of |m| at the centre and ``n − 1``
-    seeded random points (None when it is undefined at all of them)."""
+    seeded random points (None when it is defined at fewer than MIN_SCALE_POINTS of them)."""
     if margin_at is None:
         return None
     lo = np.array([float(a) for a, _ in box0])
@@ -1060,7 +1100,8 @@ def _margin_scale(margin_at, box0, seed: int, n: int = 257) -> float | None:
     with np.errstate(all="ignore"):
         values = np.abs(np.asarray(margin_at(points), dtype=float))
     values = values[np.isfinite(values)]
-    return float(np.median(values)) if len(values) else None
+    # a size read off a handful of points (the rest undefined) would make any value look small or large
+    return float(np.median(values)) if len(values) >= MIN_SCALE_POINTS else None
 
 
 def _margin_in_region(problem: _Problem, point) -> Interval | None:

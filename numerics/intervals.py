@@ -75,10 +75,16 @@ DEPTH_RESERVE = 4096
 
 def float_enclosure(value: Fraction) -> tuple[float, float]:
     """The tightest double interval ``[lo, hi]`` holding the rational ``value`` (a point when it is a double)."""
-    x = float(value)  # correctly rounded (int / int true division)
+    try:
+        x = float(value)  # correctly rounded (int / int true division)
+    except OverflowError:  # beyond the largest double: the interval from it to infinity
+        return (_MAX_DOUBLE, math.inf) if value > 0 else (-math.inf, -_MAX_DOUBLE)
     if Fraction(x) == value:
         return x, x
     return (math.nextafter(x, -math.inf), x) if Fraction(x) > value else (x, math.nextafter(x, math.inf))
+
+
+_MAX_DOUBLE = 1.7976931348623157e308
 
 
 @dataclass(frozen=True)
@@ -113,6 +119,8 @@ def _constant_enclosure(value: sp.Expr) -> tuple[float, float]:
         return float_enclosure(Fraction(int(value.p), int(value.q)))
     if value.is_Float:
         x = float(value)
+        if math.isinf(x):
+            return (_MAX_DOUBLE, math.inf) if x > 0 else (-math.inf, -_MAX_DOUBLE)
         if Fraction(x) != Fraction(sp.Rational(value).p, sp.Rational(value).q):
             return math.nextafter(x, -math.inf), math.nextafter(x, math.inf)
         return x, x
@@ -754,7 +762,8 @@ def branch_and_bound(ops, const_lo, const_hi, margin, con_slots, con_strict, str
         evaluate(ops, const_lo, const_hi, blo, bhi, vlo, vhi, dlo, dhi, False)
         mlo, mhi = vlo[margin], vhi[margin]
         defined = mlo == mlo and math.isfinite(mlo) and math.isfinite(mhi)
-        if defined and _ok(mlo, strict):
+        # a lower end >= 0 proves the box even when the upper end overflowed to +inf
+        if mlo == mlo and mhi == mhi and _ok(mlo, strict):
             n_leaf = _record(leaf_lo, leaf_hi, leaf_kind, n_leaf, blo, bhi, INTERVAL)
             continue
         cstate = _constraints(vlo, vhi, con_slots, con_strict)

@@ -197,9 +197,10 @@ def test_a_rational_margin_is_certified_in_factored_form(monkeypatch):
     cert = certify(*args, max_boxes=1, arb_boxes=2, n_samples=0)
     assert cert.certified and cert.compiled_boxes == 1 and cert.arb_boxes <= 2
     assert any(note.startswith("margin: factored by SymPy as") and "(x - 1)*(y - 1)" in note for note in cert.notes)
-    # a common factor of numerator and denominator is not cancelled: (x² − 1)/(x − 1) is undefined at x = 1
-    assert C._factored((x**2 - 1) / (x - 1) - 2 * x * y, [x, y]) is None
-    monkeypatch.setattr(C, "_factored", lambda margin, symbols: None)
+    # no factor is cancelled where a denominator vanishes in the box: (x² − 1)/(x − 1) is undefined at x = 1
+    box = ((Fraction(0), Fraction(2)), (Fraction(0), Fraction(1)))
+    assert C._factored((x**2 - 1) / (x - 1) - 2 * x * y, [x, y], box) is None
+    monkeypatch.setattr(C, "_factored", lambda *args: None)
     expanded = certify(*args, max_boxes=1000, arb_boxes=100, n_samples=0)
     assert expanded.status == "undecided" and not any("factored" in note for note in expanded.notes)
 
@@ -223,6 +224,41 @@ def test_factored_and_expanded_margins_get_the_same_verdict(factors, scale):
         assert product.subs({x: point["x"], y: point["y"]}) < 0
     if min(grid) < 0:
         assert cert.fails
+
+
+@pytest.mark.parametrize("lhs, rhs, box, strict", [
+    (0, (x**4 + x**3) / x, {x: (R(-1, 2), 1)}, False),  # 0/0 at x = 0: SymPy's together() alone cancels x
+    (0, (x**4 + x**3) / x, {x: (R(-1, 2), 1)}, True),
+    (x * y / (x - 1), x**2 * y / (x - 1), {x: (0, 2), y: (0, 1)}, False),  # a pole on the line x = 1
+])
+def test_a_margin_undefined_in_the_box_is_neither_certified_nor_refuted_at_an_undefined_point(lhs, rhs, box, strict):
+    """Factoring must not define the margin where it is not, and a point where a side is undefined is no
+    counterexample."""
+    cert = certify(lhs, rhs, box, strict=strict, time_limit=20)
+    assert cert.status == "undecided", (cert.status, cert.point)
+
+
+def test_the_open_region_minimum_is_a_counterexample_when_arb_confirms_it():
+    """(x − 1/3)² ≥ 10⁻⁶ fails on [0, 1]; five boxes and no pre-filter do not see it, but the open region's
+    smallest margin is −10⁻⁶ at x = 1/3, confirmed in arb."""
+    cert = certify(0, (x - R(1, 3)) ** 2 - R(1, 10**6), {x: (0, 1)}, max_boxes=5, arb_boxes=2, n_samples=0)
+    assert cert.fails and "open region" in cert.notes[-1]
+    assert (cert.point_fractions()["x"] - R(1, 3)) ** 2 < R(1, 10**6)
+
+
+def test_constants_beyond_the_largest_double_and_high_powers():
+    """A constant over 1.8·10³⁰⁸ is enclosed by [max double, ∞) (the lower end proves the box); a margin of
+    degree 60 is not factored (its degree is read off the tree: Poly would expand it for seconds)."""
+    z, w = sp.symbols("z w")
+    assert certify(x, x + 10**400, {x: (0, 1)}).certified
+    assert certify(x, x + 10**400, {x: (0, 1)}, compiled=False).certified
+    assert certify(x, x + sp.Float("1e400"), {x: (0, 1)}, compiled=False).certified
+    import checks.certify as C
+
+    margin = (x + y + z + w + 2) ** 30 - (x * y + z * w + 2) ** 30
+    assert C._degree_bound(margin, {x, y, z, w}) == (60, 0)
+    assert C._degree_bound(x / (y + 1) ** 2 + 1 / x, {x, y}) == (2, 3)  # (x² + (y + 1)²)/(x(y + 1)²)
+    assert C._factored(margin, [x, y, z, w]) is None
 
 
 def test_region_inequality_with_open_end_and_constraint():
