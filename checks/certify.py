@@ -332,6 +332,44 @@ def _same_function(before: sp.Expr, after: sp.Expr, symbols, box) -> bool:
     return True
 
 
+def _domain_conditions(expr: sp.Expr, symbols) -> set[tuple[str, sp.Expr]]:
+    """Where ``expr`` is defined, as conditions on its sub-expressions: ("nonzero", b) for a base of a
+    negative power, ("pos", a) for a logarithm's argument or the base of a negative fractional power,
+    ("nonneg", r) for the base of a positive fractional power."""
+    symbols = set(symbols)
+    out = set()
+    for node in sp.preorder_traversal(expr):
+        if node.is_Pow and node.base.free_symbols & symbols and node.exp.is_number:
+            if node.exp.is_Integer:
+                if node.exp.is_negative:
+                    out.add(("nonzero", node.base))
+            else:
+                out.add(("pos" if node.exp.is_negative else "nonneg", node.base))
+        elif isinstance(node, sp.log) and node.args[0].free_symbols & symbols:
+            out.add(("pos", node.args[0]))
+    return out
+
+
+def _cancelled_conditions(lhs, rhs, margin, symbols, box) -> list[sp.core.relational.Relational]:
+    """The conditions for lhs and rhs to be defined that ``rhs − lhs`` lost when SymPy simplified it
+    (x + 1/(x − 1) ≤ 2x + 1/(x − 1) has the margin x, defined at x = 1 where neither side is), as
+    constraints, leaving out those certainly true on the whole box."""
+    args = _intervals(box)
+    out = []
+    for kind, part in sorted(_domain_conditions(lhs, symbols) | _domain_conditions(rhs, symbols)
+                             - _domain_conditions(margin, symbols), key=lambda c: sp.default_sort_key(c[1])):
+        relation = {"nonzero": part**2 > 0, "pos": part > 0, "nonneg": part >= 0}[kind]
+        if relation is sp.true:
+            continue
+        if relation is sp.false:
+            raise InvalidArgument(f"a side of the inequality is undefined everywhere: it needs {kind} {part}")
+        value = interval_function(relation.lhs - relation.rhs, symbols)(args)
+        if not value.is_nan() and (value.lo > 0 if kind != "nonneg" else value.lo >= 0):
+            continue
+        out.append(relation)
+    return out
+
+
 class _Problem:
     """Margin, gradient and Hessian compiled to interval functions, plus the constraints.
 
@@ -346,6 +384,10 @@ class _Problem:
         self.lhs = unroll_sums(lhs, integers)
         self.rhs = unroll_sums(rhs, integers)
         self.margin_expr = sp.sympify(self.rhs - self.lhs)
+        #: where the sides are undefined but SymPy's rhs − lhs is not: taken as constraints
+        self.implicit = (_cancelled_conditions(self.lhs, self.rhs, self.margin_expr, symbols, box)
+                         if box is not None else [])
+        constraints = [*constraints, *self.implicit]
         self.rewrites = 0
         self.symbolic_zero_calls = 0
         self.factored = False
@@ -865,6 +907,9 @@ def _run(problem: _Problem, box0, start, min_width, budgets, time_limit, n_sampl
         notes.append(f"margin: {problem.rewrites} cancelling sum(s) P + Q√B evaluated as (P² − Q²B)/(P − Q√B)")
     if problem.factored:
         notes.append(f"margin: factored by SymPy as {sp.sstr(problem.margin_expr)}")
+    if problem.implicit:
+        notes.append("where the sides are defined (SymPy's rhs − lhs is defined beyond them): "
+                     + ", ".join(sp.sstr(c) for c in problem.implicit))
     n_boxes = n_arb = 0
     # 1. float pre-filter
     # n_samples <= 0 switches the pre-filter (and with it touching-point detection) off

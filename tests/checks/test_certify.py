@@ -238,6 +238,19 @@ def test_a_margin_undefined_in_the_box_is_neither_certified_nor_refuted_at_an_un
     assert cert.status == "undecided", (cert.status, cert.point)
 
 
+def test_where_simplification_cancelled_a_pole_the_certificate_is_where_the_sides_are_defined():
+    """x + 1/(x − 1) ≤ 2x + 1/(x − 1): SymPy's rhs − lhs is x, defined at x = 1 where neither side is. The
+    certificate is for the points where the sides are defined and says so; a counterexample of the
+    reversed inequality is at such a point."""
+    cert = certify(x + 1 / (x - 1), 2 * x + 1 / (x - 1), {x: (0, 2)})
+    assert cert.certified
+    assert any("where the sides are defined" in note and "(x - 1)**2 > 0" in note for note in cert.notes)
+    reversed_ = certify(2 * x + 1 / (x - 1), x + 1 / (x - 1), {x: (0, 2)})
+    assert reversed_.fails and reversed_.point_fractions()["x"] not in (0, 1)
+    # a pole outside the box adds nothing
+    assert not any("defined" in note for note in certify(x + 1 / (x - 3), 2 * x + 1 / (x - 3), {x: (0, 2)}).notes)
+
+
 def test_the_open_region_minimum_is_a_counterexample_when_arb_confirms_it():
     """(x − 1/3)² ≥ 10⁻⁶ fails on [0, 1]; five boxes and no pre-filter do not see it, but the open region's
     smallest margin is −10⁻⁶ at x = 1/3, confirmed in arb."""
