@@ -148,12 +148,23 @@ class OpenRegion:
         self.add(lo[None, :], hi[None, :], why)
 
 
-def _recheck(problem: CompiledProblem, kind: int, lo, hi, aux) -> float | None:
-    """The arb lower bound that re-proves a closed leaf (0.0 for an excluded one), or None."""
+def _recheck(problem: CompiledProblem, kind: int, lo, hi, aux, interval_margin=None) -> float | None:
+    """The arb lower bound that re-proves a closed leaf (0.0 for an excluded one), or None.
+
+    A leaf the natural extension closed that the balls do not confirm is tried once more with
+    ``interval_margin(lo, hi)`` (arb intervals with exact ends, when given): a ball cannot hold an
+    end at exactly 0 (python-flint rounds its radius up), so a product of factors whose intervals
+    end at 0, closed exactly by the doubles, needs exact ends to be confirmed."""
     balls = box_balls(lo, hi)
     if kind == I.INTERVAL:
         m = problem.value(balls)[0]
-        return float(m.lower()) if problem.ok(m) else None
+        if problem.ok(m):
+            return float(m.lower())
+        if interval_margin is not None:
+            lower = interval_margin(lo, hi)
+            if lower is not None and problem.ok(lower):
+                return float(lower)
+        return None
     if kind == I.EXCLUDED:
         values = problem.value(balls)[1:]
         for v, strict in zip(values, problem.con_strict, strict=True):
@@ -202,7 +213,7 @@ NOT_RECHECKED = "not re-checked (time)"
 def compiled_search(
     problem: CompiledProblem, boxes: list, region: tuple, *, min_width: float, max_boxes: int,
     confirm: Callable[[tuple[Fraction, ...]], bool], keep_handed_on: int, keep_unvisited: int,
-    expired: Callable[[], bool] = lambda: False,
+    expired: Callable[[], bool] = lambda: False, interval_margin: Callable | None = None,
 ) -> CompiledResult:
     """Search ``boxes`` (exact (lo, hi) pairs) with at most ``max_boxes`` boxes, re-check, and report.
 
@@ -212,7 +223,8 @@ def compiled_search(
     returned (the arb search could not take more within its budget); ``n_handed_on`` counts
     all the boxes handed on, and ``open_region`` takes in those not returned. ``expired()`` is
     the caller's safety cap on time, asked every :data:`CHUNK` boxes of the search and every 256
-    re-checks of closed boxes.
+    re-checks of closed boxes. ``interval_margin(lo, hi)``, when given, is the arb lower end of the
+    margin on the box with exact ends (or None), the second try of a re-check (see :func:`_recheck`).
     """
     result = CompiledResult(open_region=OpenRegion(region, problem.centre_margins))
     nv = len(region)
@@ -274,7 +286,7 @@ def compiled_search(
                                  for k in range(i, min(n_leaf, i + keep_handed_on))]
             break
         kind = int(leaf_kind[i])
-        lower = _recheck(problem, kind, leaf_lo[i], leaf_hi[i], leaf_aux[i])
+        lower = _recheck(problem, kind, leaf_lo[i], leaf_hi[i], leaf_aux[i], interval_margin)
         if lower is None:
             result.recheck_failed += 1
             result.handed_on.append((_fractions(leaf_lo[i], leaf_hi[i]), RECHECK_FAILED))

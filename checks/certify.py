@@ -958,7 +958,8 @@ def _run(problem: _Problem, box0, start, min_width, budgets, time_limit, n_sampl
         stage = compiled_search(problem.compiled, boxes, box0, min_width=min_width, max_boxes=compiled_boxes,
                                 confirm=confirmed, keep_handed_on=max_boxes + MAX_REPORTED_BOXES,
                                 keep_unvisited=MAX_REPORTED_BOXES,
-                                expired=lambda: time.perf_counter() - start > time_limit)
+                                expired=lambda: time.perf_counter() - start > time_limit,
+                                interval_margin=lambda lo, hi: _interval_lower(problem, lo, hi))
         n_boxes += stage.n_boxes
         base["compiled_boxes"] = stage.n_boxes
         base["compiled_seconds"] = time.perf_counter() - search_start
@@ -1147,6 +1148,14 @@ def _margin_scale(margin_at, box0, seed: int, n: int = 257) -> float | None:
     values = values[np.isfinite(values)]
     # a size read off a handful of points (the rest undefined) would make any value look small or large
     return float(np.median(values)) if len(values) >= MIN_SCALE_POINTS else None
+
+
+def _interval_lower(problem: _Problem, lo, hi) -> arb | None:
+    """The margin's lower end in arb on the box [lo, hi] of doubles, with its ends exact (None where
+    it may be undefined)."""
+    args = _intervals(tuple((Fraction(float(a)), Fraction(float(b))) for a, b in zip(lo, hi, strict=True)))
+    m = problem.f_margin(args)
+    return None if m.is_nan() else m.lo
 
 
 def _margin_in_region(problem: _Problem, point) -> Interval | None:
