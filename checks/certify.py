@@ -280,12 +280,8 @@ def _denominators_nonzero(margin: sp.Expr, symbols, box) -> bool:
     """Every base of a negative power in the margin is certainly non-zero on the box (arb), so no
     rewrite can remove a point where the margin is undefined."""
     args = _intervals(box)
-    for node in sp.preorder_traversal(margin):
-        if node.is_Pow and node.exp.is_negative and node.base.free_symbols & set(symbols):
-            value = interval_function(node.base, symbols)(args)
-            if value.is_nan() or not (value.lo > 0 or value.hi < 0):
-                return False
-    return True
+    return all(_certainly(kind, part, symbols, args) for kind, part in _domain_conditions(margin, symbols)
+               if kind != "nonneg")
 
 
 def _factored(margin: sp.Expr, symbols, box=None) -> sp.Expr | None:
@@ -363,11 +359,17 @@ def _cancelled_conditions(lhs, rhs, margin, symbols, box) -> list[sp.core.relati
             continue
         if relation is sp.false:
             raise InvalidArgument(f"a side of the inequality is undefined everywhere: it needs {kind} {part}")
-        value = interval_function(relation.lhs - relation.rhs, symbols)(args)
-        if not value.is_nan() and (value.lo > 0 if kind != "nonneg" else value.lo >= 0):
-            continue
-        out.append(relation)
+        if not _certainly(kind, part, symbols, args):
+            out.append(relation)
     return out
+
+
+def _certainly(kind: str, part: sp.Expr, symbols, args) -> bool:
+    """A condition of :func:`_domain_conditions` holds on the whole box ``args`` (arb intervals)."""
+    value = interval_function(part, symbols)(args)
+    if value.is_nan():
+        return False
+    return bool({"nonzero": value.lo > 0 or value.hi < 0, "pos": value.lo > 0, "nonneg": value.lo >= 0}[kind])
 
 
 class _Problem:
@@ -567,10 +569,16 @@ def _point_args(point) -> list[Interval]:
 # float pre-filter and touching points
 
 
+def _on_rows(f) -> Callable[[np.ndarray], np.ndarray]:
+    """A function of the symbols (NumPy, broadcasting) as a function of an array of points, one per row."""
+    return lambda points: np.broadcast_to(np.asarray(f(*points.T), dtype=float), (len(points),))
+
+
 def _prefilter(problem: _Problem, box, n_random: int, seed: int):
-    """Return candidate points (fmpq tuples) sorted by float margin, and the float function."""
+    """Return candidate points (fmpq tuples) sorted by float margin, and the float margin of an array of
+    points, one per row (see :func:`_on_rows`)."""
     try:
-        f = sp.lambdify(problem.symbols, problem.margin_expr, modules=["numpy"])
+        f = _on_rows(sp.lambdify(problem.symbols, problem.margin_expr, modules=["numpy"]))
     except (TypeError, NameError, SyntaxError, KeyError):
         return [], None
     rng = np.random.default_rng(seed)
@@ -580,7 +588,7 @@ def _prefilter(problem: _Problem, box, n_random: int, seed: int):
     pts = np.vstack([corners, (lo + hi)[None, :] / 2, lo + (hi - lo) * rng.random((n_random, len(lo)))])
     with np.errstate(all="ignore"):
         try:
-            values = np.broadcast_to(np.asarray(f(*pts.T), dtype=float), (len(pts),))
+            values = f(pts)
         except (TypeError, ValueError, ZeroDivisionError, OverflowError, NameError):
             return [], None
     values = np.where(np.isfinite(values), values, np.inf)
@@ -589,7 +597,8 @@ def _prefilter(problem: _Problem, box, n_random: int, seed: int):
 
 
 def _refine(f, x: np.ndarray, box, deadline: _Deadline, rounds: int = 14, n: int = 256) -> np.ndarray:
-    """A local minimiser of the float margin near ``x`` by zooming random search (vectorised).
+    """A local minimiser of the float margin ``f`` (a function of an array of points, one per row) near
+    ``x`` by zooming random search (vectorised).
 
     Each round samples ``n`` points in a cube around the best point so far, clipped to the box
     (so minima on faces and corners are hit exactly), and shrinks the cube fourfold: 14 rounds
@@ -601,7 +610,7 @@ def _refine(f, x: np.ndarray, box, deadline: _Deadline, rounds: int = 14, n: int
     hi = np.array([float(b) for _, b in box])
     best_x = np.asarray(x, dtype=float)
     with np.errstate(all="ignore"):
-        best = float(f(*best_x))
+        best = float(f(best_x[None, :])[0])
     best = best if math.isfinite(best) else math.inf
     radius = (hi - lo) / 10
     for _ in range(rounds):
@@ -610,7 +619,7 @@ def _refine(f, x: np.ndarray, box, deadline: _Deadline, rounds: int = 14, n: int
         pts = np.clip(best_x + radius * rng.uniform(-1.5, 1.5, (n, len(lo))), lo, hi)
         with np.errstate(all="ignore"):
             try:
-                values = np.broadcast_to(np.asarray(f(*pts.T), dtype=float), (n,))
+                values = f(pts)
             except (TypeError, ValueError, ZeroDivisionError, OverflowError, NameError):
                 break
         values = np.where(np.isfinite(values), values, np.inf)
@@ -925,7 +934,7 @@ def _run(problem: _Problem, box0, start, min_width, budgets, time_limit, n_sampl
             break
         x = _refine(f_float, x, box0, problem.deadline)
         with np.errstate(all="ignore"):
-            value = float(f_float(*x))
+            value = float(f_float(x[None, :])[0])
         refined.append((x, value))
         if value < 0 or (problem.strict and value <= 0):
             point = tuple(Fraction(float(v)) for v in x)
@@ -1097,8 +1106,7 @@ def _run(problem: _Problem, box0, start, min_width, budgets, time_limit, n_sampl
         uncertified.append(b)
     for _, _, b, why_open in heap:
         open_region.add_box(b, why_open)
-    where = _open_region(open_region, symbols, box0, margin_at, _margin_scale(margin_at, box0, seed),
-                         lambda point: _margin_in_region(problem, point))
+    where = _open_region(open_region, symbols, box0, margin_at, seed, lambda point: _margin_in_region(problem, point))
     smallest = where.get("margin", {})
     if smallest.get("smallest") is not None and smallest["smallest"] - smallest["radius"] <= 0:
         point = tuple(Fraction(x) for x in smallest["at"].values())
@@ -1130,9 +1138,7 @@ def _margin_at(problem: _Problem, f_float, use_compiled: bool) -> Callable[[np.n
     the problem compiles, else the pre-filter's NumPy function; None when neither exists."""
     if use_compiled and problem.compiled is not None:
         return problem.compiled.centre_margins
-    if f_float is None:
-        return None
-    return lambda points: np.broadcast_to(np.asarray(f_float(*points.T), dtype=float), (len(points),))
+    return f_float
 
 
 def _margin_scale(margin_at, box0, seed: int, n: int = 257) -> float | None:
@@ -1166,7 +1172,7 @@ def _margin_in_region(problem: _Problem, point) -> Interval | None:
     return problem.f_margin(args)
 
 
-def _open_region(region: OpenRegion, symbols, box0, margin_at, scale: float | None,
+def _open_region(region: OpenRegion, symbols, box0, margin_at, seed: int,
                  margin_arb: Callable[[np.ndarray], Interval | None]) -> dict:
     """The certificate's ``open_region`` (see :class:`Certificate`); empty when no box is open.
 
@@ -1183,14 +1189,10 @@ def _open_region(region: OpenRegion, symbols, box0, margin_at, scale: float | No
     if region.smallest is None:
         return where
 
-    def f(*columns):
-        values = margin_at(np.column_stack(np.broadcast_arrays(*columns)).reshape(-1, len(columns)))
-        return values if np.ndim(columns[0]) else float(values[0])
-
     hull_box = [(max(float(a), lo), min(float(b), hi)) for (a, b), lo, hi in zip(box0, region.lo, region.hi,
                                                                                  strict=True)]
     # a safety cap only: 14 rounds of 256 points take milliseconds
-    refined = _refine(f, region.smallest_at, hull_box, _Deadline(time.perf_counter(), 30.0))
+    refined = _refine(margin_at, region.smallest_at, hull_box, _Deadline(time.perf_counter(), 30.0))
     best = None
     for point in (region.smallest_at, refined):
         value = margin_arb(point)
@@ -1206,6 +1208,7 @@ def _open_region(region: OpenRegion, symbols, box0, margin_at, scale: float | No
                            "at": _fmt_float(symbols, region.smallest_at), "at_ends": [], "undefined": True}
         return where
     at, smallest, radius = best
+    scale = _margin_scale(margin_at, box0, seed)
     ends = [s.name for s, x, (lo, hi) in zip(symbols, at, box0, strict=True)
             if hi > lo and min(x - float(lo), float(hi) - x) <= AT_END_RELATIVE * float(hi - lo)]
     where["margin"] = {"smallest": smallest, "radius": radius, "at": _fmt_float(symbols, at), "scale": scale,

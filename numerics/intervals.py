@@ -25,6 +25,7 @@ closed, so that each can be re-checked in ball arithmetic afterwards.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -77,14 +78,16 @@ def float_enclosure(value: Fraction) -> tuple[float, float]:
     """The tightest double interval ``[lo, hi]`` holding the rational ``value`` (a point when it is a double)."""
     try:
         x = float(value)  # correctly rounded (int / int true division)
-    except OverflowError:  # beyond the largest double: the interval from it to infinity
-        return (_MAX_DOUBLE, math.inf) if value > 0 else (-math.inf, -_MAX_DOUBLE)
+    except OverflowError:
+        return _beyond_doubles(value > 0)
     if Fraction(x) == value:
         return x, x
     return (math.nextafter(x, -math.inf), x) if Fraction(x) > value else (x, math.nextafter(x, math.inf))
 
 
-_MAX_DOUBLE = 1.7976931348623157e308
+def _beyond_doubles(positive: bool) -> tuple[float, float]:
+    """The enclosure of a number beyond the largest double: from it to infinity (or the mirror image)."""
+    return (sys.float_info.max, math.inf) if positive else (-math.inf, -sys.float_info.max)
 
 
 @dataclass(frozen=True)
@@ -120,7 +123,7 @@ def _constant_enclosure(value: sp.Expr) -> tuple[float, float]:
     if value.is_Float:
         x = float(value)
         if math.isinf(x):
-            return (_MAX_DOUBLE, math.inf) if x > 0 else (-math.inf, -_MAX_DOUBLE)
+            return _beyond_doubles(x > 0)
         if Fraction(x) != Fraction(sp.Rational(value).p, sp.Rational(value).q):
             return math.nextafter(x, -math.inf), math.nextafter(x, math.inf)
         return x, x
