@@ -109,13 +109,13 @@ def sweep_points(n: int, seed: int = 0, lengths=(40.0, 100.0, 400.0)) -> tuple[n
 def ih_sweep(quick: bool = False) -> Result:
     """1000 trajectories of the G_IH engine with hitting-time events in one batch, at 1 and 2 numba threads.
 
-    The engine of ``run_grid`` and the claims: the (h, ln w) field in scaled time τ = t/S, to τ = 60
-    or T_tail, at rtol 1e-10, over random (L, α*, w*, σ) (:func:`sweep_points`).
+    The engine of ``run_grid`` and the claims: the (h, ln w, dh/dτ) field in scaled time τ = t/S, to τ = 60
+    or T_tail, at rtol 1e-10 (``stage2.ih_tolerance``), over random (L, α*, w*, σ) (:func:`sweep_points`).
     """
     import numba
 
-    from numerics.models.induction_head.stage2 import ih_flow, ih_initial
-    from numerics.ode import Tolerance, integrate_batch
+    from numerics.models.induction_head.stage2 import ih_flow, ih_initial, ih_tolerance
+    from numerics.ode import integrate_batch
 
     field = ih_flow("paper")
     n = 1000
@@ -124,7 +124,7 @@ def ih_sweep(quick: bool = False) -> Result:
     starts = [ih_initial(int(L), float(alpha), float(wstar), float(sigma))[:2]
               for (L, alpha, wstar, _), sigma in zip(points, sigmas, strict=True)]
     y0s, params = np.array([y for y, _ in starts]), np.array([p for _, p in starts])
-    tol = Tolerance(1e-10, 1e-13)
+    tol = ih_tolerance(1e-10, 1e-13)
     times, results = {}, {}
     available = numba.config.NUMBA_NUM_THREADS
     previous = numba.get_num_threads()
@@ -141,7 +141,7 @@ def ih_sweep(quick: bool = False) -> Result:
     identical = all(np.array_equal(results[1].event_times, r.event_times, equal_nan=True) for r in results.values())
     peers = [Peer(f"tdcheck, {t} thread{'s' if t > 1 else ''}", s, None, f"{n / s:.0f} trajectories/s")
              for t, s in times.items()]
-    return Result("ih-sweep", f"{n} (h, ln w) trajectories with {len(field.event_names)} hitting-time events, batched",
+    return Result("ih-sweep", f"{n} (h, ln w, dh/dτ) trajectories with {len(field.event_names)} hitting-time events, batched",
                   times[max(times)], peers, target="≥1.7× from 1 to 2 threads",
                   met=None if speedup is None else bool(speedup >= 1.7),
                   extra={"speedup 1→2 threads": speedup, "trajectories/s": {t: n / s for t, s in times.items()},

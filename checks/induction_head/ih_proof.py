@@ -130,17 +130,19 @@ def check_p1_2(ctx: Context) -> Outcome:
 
 
 def eval_p1_3(run: R.Run) -> dict[str, dict[str, Any]]:
-    """(P1.3): T_2^h exists, dh/dt > 0 before it and ≤ 0 after it (resolved times); sign changes counted."""
+    """(P1.3): T_2^h exists, dh/dt > 0 before it and ≤ 0 after it; sign changes counted. Resolved times only: away
+    from (h*, w*) and with |dh/dt| above its floor (``Run.rate_resolved``)."""
     t2 = run.event("T_2h")
-    res = run.resolved
+    res = run.resolved & run.rate_resolved
     signs = np.sign(run.dh[res])
     signs = signs[signs != 0]
     changes = int(np.count_nonzero(np.diff(signs)))
     parts = {"T2h_exists": {"status": "holds" if math.isfinite(t2) else "fails", "T_2h": A.finite(t2),
                             "n_sign_changes_dhdt": changes}}
     before = run.window(0.0, t2, closed=False) if math.isfinite(t2) else np.zeros(run.t.size, bool)
-    after = run.window(t2, math.inf, closed=False, resolved=True)
-    parts["increasing_before"] = A.pointwise(run, before & res, run.dh, 0.0, relation=">", window="0 < t < T_2^h")
+    after = run.window(t2, math.inf, closed=False) & res
+    parts["increasing_before"] = A.pointwise(run, before & res, run.dh, 0.0, relation=">",
+                                             window="0 < t < T_2^h, resolved")
     parts["decreasing_after"] = A.pointwise(run, after, run.dh, 0.0, relation="<=", window="t > T_2^h, resolved")
     parts["decreasing_after"]["max_dhdt_after"] = A.extreme(run, after, run.dh)
     parts["single_sign_change"] = {"status": "holds" if changes == 1 else "fails", "n_sign_changes_dhdt": changes}
@@ -325,7 +327,8 @@ def eval_step_ii1(run: R.Run) -> dict[str, dict[str, Any]]:
     text = "t > T_2^h, resolved"
     parts = {
         "v_increasing": A.pointwise(run, after, 2 * run.w * run.dw, 0.0, relation=">", window=text),
-        "h_decreasing": A.pointwise(run, after, run.dh, 0.0, relation="<", window=text),
+        "h_decreasing": A.pointwise(run, after & run.rate_resolved, run.dh, 0.0, relation="<",
+                                    window=text + ", |dh/dt| above its floor"),
         "lower_ratio": A.pointwise(run, after, lo, ratio, relation="<", window=text),
         "upper_ratio": A.pointwise(run, after, ratio, hi, relation="<", window=text),
     }

@@ -94,8 +94,10 @@ def t2h_noise(run: Run) -> str:
     grids). On a long plateau h tracks its quasi-steady value to 10⁻¹², dh/dt is 10⁻¹⁷–10⁻¹⁴ of its terms,
     below the state error at any double-precision tolerance, and its computed sign is noise: an event there
     has ∂_w f_h ≈ ∂_w of f_h's h-free term (ratio 1, against −0.007 … −0.12 at genuine crossings). Found at
-    L = 40, α* = 9, w* = 0.05, σ = 10⁻⁴, where T_2^h fired at w = 0.01 w* (SciPy's Radau and DOP853 at rtol
-    10⁻¹² place it at w = 0.577 w*). Central differences in w (step 10⁻³ w).
+    L = 40, α* = 9, w* = 0.05, σ = 10⁻⁴, where T_2^h, read off f_h(h, w), fired at w = 0.01 w* (SciPy's Radau
+    and DOP853 at rtol 10⁻¹² place it at w = 0.577 w*). Since q is integrated as a state of its own
+    (``stage2.ih_flow``) T_2^h fires there at 0.577 w*; this test stays as a second, independent look at
+    every T_2^h. Central differences in w (step 10⁻³ w).
     """
     t2 = run.event("T_2h")
     state = run.state_at("T_2h")
@@ -116,7 +118,8 @@ def t2h_noise(run: Run) -> str:
 
 class Run(Trajectory):
     """One (h, w) trajectory: states h, w; observables dh, dw (the flow's velocities) and the loss;
-    hitting times (NaN: not reached); ``meta`` holds L, alpha, wstar, sigma, mode, ih_model_range, horizon."""
+    hitting times (NaN: not reached); ``meta`` holds L, alpha, wstar, sigma, mode, ih_model_range, horizon and
+    rate_floor (the |dh/dt| below which its sign is not resolved)."""
 
     h = property(lambda self: self.states["h"], doc="h at the saved times")
     w = property(lambda self: self.states["w"], doc="w at the saved times")
@@ -160,6 +163,12 @@ class Run(Trajectory):
         return {"L": self.L, "alpha": self.alpha, "wstar": self.wstar, "sigma": self.sigma}
 
     @property
+    def rate_resolved(self) -> np.ndarray:
+        """Mask of the saved times where |dh/dt| exceeds q's absolute tolerance (``stage2.ih_tolerance``, over S):
+        below it the sign of dh/dt is not resolved (a plateau at L = 4000, w* = 0.7, σ = 10⁻⁸ has dh/dτ ~ 10⁻¹⁴)."""
+        return np.abs(self.dh) > self.meta["rate_floor"]
+
+    @property
     def resolved(self) -> np.ndarray:
         """Mask of the saved times whose state is farther than EQUILIBRIUM_FLOOR from (h*, w*)."""
         dist = np.maximum(np.abs(self.h / self.hstar - 1), np.abs(self.w / self.wstar - 1))
@@ -196,7 +205,7 @@ def ih_runs(specs: Iterable[tuple], horizon_factor: float = HORIZON,
 
     One ``run_grid`` call (a batch per mode; runs already made in this process are recalled).
     Saved times: 3000 evenly spaced on [0, 4S] and 1000 log-spaced on [1e-8 S, horizon].
-    Velocities are the flow's (dh/dt, dw/dt) at the saved states.
+    Velocities: dh/dt integrated as a state (``stage2.ih_flow``), dw/dt the flow's at the saved states.
     """
     from numerics.models.induction_head.sweeps import run_grid
 
@@ -209,11 +218,13 @@ def ih_runs(specs: Iterable[tuple], horizon_factor: float = HORIZON,
     for start in range(0, len(specs), CHUNK):  # bounded memory at the full budget (thousands of runs)
         res = run_grid(points[start:start + CHUNK], horizon=horizon_factor, n_log=N_LOG, n_linear=N_LINEAR,
                        linear_end=LINEAR_END, tail=False, rtol=tolerance[0], atol=tolerance[1])
-        out += [_run_from(res, i, spec, horizon_factor) for i, spec in enumerate(specs[start:start + CHUNK])]
+        out += [_run_from(res, i, spec, horizon_factor, tolerance[1])
+                for i, spec in enumerate(specs[start:start + CHUNK])]
     return out
 
 
-def _run_from(res, i: int, spec: tuple, horizon_factor: float) -> Run:
+def _run_from(res, i: int, spec: tuple, horizon_factor: float, atol: float) -> Run:
+    from numerics.models.induction_head.stage2 import RATE_ATOL_FACTOR
     from numerics.ode import STATUS
 
     L, alpha, wstar, sigma, mode, rng = spec
@@ -222,14 +233,14 @@ def _run_from(res, i: int, spec: tuple, horizon_factor: float) -> Run:
                                f"stopped at t={res.end_t[i]:.6g}: {STATUS[int(res.status[i])]}")
     base = res.trajectory(i)
     h, w = base["h"], base["w"]
-    dh_k, dw_k = velocity_kernels(mode, rng)
+    dw_k = velocity_kernels(mode, rng)[1]
     events, states = dict(base.events), dict(base.event_states)
     for alias, name in ALIASES.items():
         events[alias], states[alias] = events[name], states[name]
-    observables = {"dh": dh_k(h, w, float(L), alpha, wstar), "dw": dw_k(h, w, float(L), alpha, wstar),
+    observables = {"dh": base["dh"], "dw": dw_k(h, w, float(L), alpha, wstar),
                    "loss": base["loss"]}
     meta = {"L": L, "alpha": alpha, "wstar": wstar, "sigma": sigma, "mode": mode, "ih_model_range": rng,
-            "horizon": horizon_factor * res.S[i]}
+            "horizon": horizon_factor * res.S[i], "rate_floor": RATE_ATOL_FACTOR * atol / res.S[i]}
     return Run(base.t, base.states, observables, events, states, meta)
 
 

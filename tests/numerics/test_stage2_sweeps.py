@@ -12,7 +12,7 @@ import pytest
 
 from numerics.models.induction_head import stage2 as st
 from numerics.models.induction_head.sweeps import run_grid
-from numerics.ode import Tolerance, integrate
+from numerics.ode import integrate
 
 POINTS = [{"L": 40, "alpha": 1.0, "wstar": 0.49, "sigma": 0.01, "mode": "paper"},
           {"L": 40, "alpha": 4.0, "wstar": 0.3, "sigma": 1e-4, "mode": "softmaxLL"}]
@@ -24,7 +24,7 @@ def test_grid_runner_equals_single_integrate_calls():
         y0, params, extra = st.ih_initial(point["L"], point["alpha"], point["wstar"], point["sigma"],
                                           ih_loss=point["ih_loss"])
         field = st.ih_flow(point["flow"], "canonical", point["ih_loss"])
-        sol = integrate(field, y0, (0.0, 60.0), params, tol=Tolerance(1e-10, 1e-13), save_at=res.tau,
+        sol = integrate(field, y0, (0.0, 60.0), params, tol=st.ih_tolerance(1e-10, 1e-13), save_at=res.tau,
                         max_steps=5 * 10**7)
         assert res.events["T_III"][i] == sol.event_times["T_III"] * extra["S"]
         n = sol.t.size
@@ -125,8 +125,54 @@ def test_velocity_kernels_are_the_scaled_field_over_S(mode):
     y0, params, extra = st.ih_initial(40, 1.0, 0.45, 0.01, ih_loss=point[1])
     field = st.ih_flow(point[0], "canonical", point[1])
     h, w = 0.3, 0.2
-    out = np.empty(2)
-    field.rhs(0.0, np.array([h, math.log(w)]), params, out)
+    out = np.empty(3)
+    field.rhs(0.0, np.array([h, math.log(w), 0.7]), params, out)
     dh, dw = (float(k(h, w, 40.0, 1.0, 0.45)) for k in st.ih_velocity(point[0], "canonical", point[1]))
     assert dh == pytest.approx(out[0] / extra["S"], rel=1e-12)
     assert dw == pytest.approx(out[1] * w / extra["S"], rel=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["paper", "softmaxLL"])
+def test_the_rate_state_moves_as_dh_dt_along_the_flow(mode):
+    """q = dh/dτ is integrated with the state: dq/dτ = S·(∂_h f_h·q + ∂_w f_h·dw/dt·S), f_h = dh/dt, checked
+    against central differences of the velocity kernel at an arbitrary (h, w, q); q(0) = S·f_h(σ, σ)."""
+    flow, loss = {"paper": ("paper", "exp_simplified"), "softmaxLL": ("balanced", "softmax_largeL")}[mode]
+    y0, params, extra = st.ih_initial(40, 1.0, 0.45, 0.01, ih_loss=loss)
+    field = st.ih_flow(flow, "canonical", loss)
+    dh_k, dw_k = st.ih_velocity(flow, "canonical", loss)
+    f_h = lambda h_, w_: float(dh_k(h_, w_, 40.0, 1.0, 0.45))  # noqa: E731
+    scale = extra["S"]
+    assert y0[2] == pytest.approx(scale * f_h(0.01, 0.01), rel=1e-14)
+    h, w, q, eps = 0.3, 0.2, -0.37, 1e-5
+    out = np.empty(3)
+    field.rhs(0.0, np.array([h, math.log(w), q]), params, out)
+    d_h = (f_h(h + eps, w) - f_h(h - eps, w)) / (2 * eps)
+    d_w = (f_h(h, w + eps) - f_h(h, w - eps)) / (2 * eps)
+    dw_dt = float(dw_k(h, w, 40.0, 1.0, 0.45))
+    assert out[2] == pytest.approx(scale * (d_h * q + d_w * dw_dt * scale), rel=1e-7)
+
+
+def test_T2h_from_the_rate_state_agrees_with_scipy_on_a_long_plateau():
+    """Known answer by a second integrator: at (L, α*, w*, σ) = (40, 9, 0.05, 0.01) the plateau is long and
+    dh/dt = f_h(h, w) there is below the state error, so its computed sign was noise (the event fired at
+    w = 0.8 w*, 25 % late). With q = dh/dt integrated, T_2h is q's downward zero; SciPy's Radau on the
+    system (h, w, q) in t, from lambdified SymPy forms of the toolkit's loss, puts it at the same time."""
+    import sympy as sp
+    from scipy.integrate import solve_ivp
+
+    from derivations.induction_head import symbols as S
+
+    L, alpha, wstar, sigma = 40.0, 9.0, 0.05, 0.01
+    res = run_grid([{"L": 40, "alpha": alpha, "wstar": wstar, "sigma": sigma}], n_log=50, tail=False, memo=False)
+    _, _, _, (dh, dw), _, Lf = st._ih_block("paper", "canonical", "exp_simplified", "gaussian")
+    values = {Lf: L, S.alpha: alpha, S.wstar: wstar}
+    f_h, f_w, q = dh.subs(values), dw.subs(values), sp.Symbol("q")
+    rhs = sp.lambdify([S.h, S.w, q], [f_h, f_w, sp.diff(f_h, S.h) * q + sp.diff(f_h, S.w) * f_w])
+    crossing = lambda t, y: y[2]  # noqa: E731
+    crossing.direction = -1
+    y0 = [sigma, sigma, float(f_h.subs({S.h: sigma, S.w: sigma}))]
+    ref = solve_ivp(lambda t, y: rhs(*y), (0.0, 1.2e6), y0, method="Radau", rtol=1e-12, atol=1e-22,
+                    events=[crossing])
+    assert ref.t_events[0].size == 1
+    assert res.events["T_2h"][0] == pytest.approx(ref.t_events[0][0], rel=1e-6)
+    assert res.event_w["T_2h"][0] == pytest.approx(ref.y_events[0][0][1], rel=1e-6)

@@ -19,7 +19,8 @@ Entry points
 ``stage2_run(L, alpha, wstar, sigma, ...) -> (Solution, (L_G4, L_IH2))``
     One run of the four-variable flow (p, g, h, ln w) from θ(0) = σ; stops at T_III.
 ``ih_flow(...)`` / ``ih_run(...)``
-    The (h, ln w) block alone in scaled time τ = t/S (S = (1+α*)²L ln(1/σ)/w*², spec §2.11),
+    The (h, ln w) block alone in scaled time τ = t/S (S = (1+α*)²L ln(1/σ)/w*², spec §2.11), with
+    q = dh/dτ integrated beside it (its sign stays resolved where f_h(h, w)'s is noise),
     so that many points share one save grid (``numerics.models.induction_head.sweeps``); it
     runs past T_III into Phase IV and stops at T_tail (unless the tail stop is switched off).
     This is the one (h, w) engine of the toolkit: Thm 4's sweeps and the proof-level runs of
@@ -28,7 +29,7 @@ Entry points
     dh/dt, dw/dt (in t) and L_IH2 at arrays of (h, w) states.
 
 Events (first crossings; all times in t): T_1g g > g*; T_I L_G4 <= 0.01 L_G4(0); T_o = T_1^h
-h > h*; T_2h dh/dt = 0 from above; T_w_001 w > 0.01 w*; T_w_half w > w*/2; T_II / T_III
+h > h*; T_2h dh/dt = 0 from above (in ``ih_flow`` the state q = dh/dτ, in ``stage2_flow`` f_h(h, w)); T_w_001 w > 0.01 w*; T_w_half w > w*/2; T_II / T_III
 L_IH2 <= 0.99 / 0.01 L_IH2(T_o). ``ih_flow`` only: T_h_half h > h*/2; T_h_below h < h* from
 above (the first return below h*, i.e. T^h_{h*} after T_2^h); T_tail L_IH2 - L_min <=
 f (L_IH2(T_o) - L_min) with f a parameter (1e-10; f < 0 switches the stop off).
@@ -56,9 +57,12 @@ from numerics.models.induction_head.tokens import TOKEN_LAWS
 STAGE2_EVENTS = ("T_1g", "T_I", "T_o", "T_2h", "T_w_001", "T_w_half", "T_II", "T_III")
 STAGE2_STATE = ("p", "g", "h", "log_w")
 IH_EVENTS = ("T_o", "T_2h", "T_w_001", "T_w_half", "T_II", "T_h_half", "T_h_below", "T_III", "T_tail")
-IH_STATE = ("h", "log_w")
+#: the (h, w) engine's state: h, ln w and q = dh/dτ integrated with them (see :func:`ih_flow`)
+IH_STATE = ("h", "log_w", "dh_dtau")
 IH_LOSS_MODES = ("exp_simplified", "softmax_largeL")
 RANGES = ("canonical", "literal")
+#: q = dh/dτ's absolute tolerance over the state's (:func:`ih_tolerance`)
+RATE_ATOL_FACTOR = 10.0
 #: T_tail fires when L_IH2 - L_min has fallen to this fraction of L_IH2(T_o) - L_min
 TAIL_FRACTION = 1e-10
 #: the tail fraction that never fires (L_IH2 - L_min >= 0 > -(L_IH2(T_o) - L_min))
@@ -161,7 +165,15 @@ def stage2_flow(flow: str = "paper", head1_range: str = "canonical", ih_model_ra
 @stored_build
 def ih_flow(flow: str = "paper", ih_model_range: str = "canonical", ih_loss: str = "exp_simplified",
             tokens: str = "gaussian"):
-    """The (h, ln w) block alone, in scaled time τ = t/S: d(h, ln w)/dτ = S·(dh/dt, d ln w/dt).
+    """The (h, ln w) block alone, in scaled time τ = t/S: d(h, ln w)/dτ = S·(dh/dt, d ln w/dt), with
+    q = dh/dτ as a third state: dq/dτ = S·(∂_h f_h·q + ∂_{ln w} f_h·d ln w/dτ), f_h = dh/dt.
+
+    Why q is integrated rather than read off f_h(h, w): on a long plateau, and again near (h*, w*),
+    h tracks its quasi-steady value so closely that dh/dt is 10⁻¹⁷–10⁻¹⁴ of f_h's terms, below the
+    state error at any double-precision tolerance, and the computed sign of f_h(h, w) is noise. The
+    variational equation for q has coefficients that the state error perturbs only relatively, and
+    the step control bounds q's own error (rtol·|q| + atol), so q keeps the sign of dh/dt wherever it
+    exceeds atol: T_2h is q's downward zero. q(0) = S·f_h(σ, σ) (:func:`ih_initial`).
 
     Parameters (L, α*, w*, S, L_min, f): L_min the minimum of L_IH2 and f the fraction of the
     terminal T_tail event (:data:`TAIL_FRACTION`; :data:`NO_TAIL` never stops). Event times
@@ -169,20 +181,24 @@ def ih_flow(flow: str = "paper", ih_model_range: str = "canonical", ih_loss: str
     """
     import sympy as sp
 
+    from derivations.flows import induced_flow
     from derivations.induction_head import symbols as S
     from numerics.compile import EventSpec, vector_field
 
     loss, dh, dlw, _, lw, Lf = _ih_block(flow, ih_model_range, ih_loss, tokens)
     scale, loss_min = sp.Symbol("S", positive=True), sp.Symbol("L_min", real=True)
     tail = sp.Symbol("tail_fraction", real=True)
-    events = _ih_events(S.h, lw, loss, dh, lambda at_o: [
+    rate = sp.Symbol(IH_STATE[2], real=True)
+    # d/dτ of q = S·f_h(h, ln w) by the chain rule, with dh/dτ read from q itself: S·(∂_h f_h·q + ∂_{ln w} f_h·d ln w/dτ)
+    drate = induced_flow([rate, scale * dlw], [S.h, lw], {rate: scale * dh})[rate]
+    events = _ih_events(S.h, lw, loss, rate, lambda at_o: [
         EventSpec("T_h_half", S.h - S.hstar / 2, +1),
         EventSpec("T_h_below", S.h - S.hstar, -1),
         EventSpec("T_III", loss - at_o / 100, -1),
         EventSpec("T_tail", loss - loss_min - tail * (at_o - loss_min), -1, terminal=True)])
-    name = f"ih_head2_{flow}_{ih_model_range}{_suffix(ih_loss, tokens)}"
-    field = vector_field([scale * dh, scale * dlw], [S.h, lw], [Lf, S.alpha, S.wstar, scale, loss_min, tail],
-                         name=name, events=events)
+    name = f"ih_head2q_{flow}_{ih_model_range}{_suffix(ih_loss, tokens)}"
+    field = vector_field([scale * dh, scale * dlw, drate], [S.h, lw, rate],
+                         [Lf, S.alpha, S.wstar, scale, loss_min, tail], name=name, events=events)
     return dataclasses.replace(field, state_names=IH_STATE)
 
 
@@ -368,9 +384,25 @@ def ih_initial(L, alpha, wstar, sigma, *, ih_model_range="canonical", ih_loss="e
     scale = time_scale(L, alpha, wstar, sigma)
     w_min, h_min, loss_min = ih_minimiser(L, alpha, wstar, ih_model_range=ih_model_range, ih_loss=ih_loss,
                                           tokens=tokens)
-    y0 = np.array([sigma, math.log(sigma)])
+    # dh/dt = -∂_h L_IH2 in every flow mode (the modes differ in dw/dt only)
+    rate = scale * float(ih_velocity("paper", ih_model_range, ih_loss, tokens)[0](sigma, sigma, float(L), alpha, wstar))
+    y0 = np.array([sigma, math.log(sigma), rate])
     params = np.array([float(L), float(alpha), float(wstar), scale, loss_min, float(tail)])
     return y0, params, {"S": scale, "w_min": w_min, "h_min": h_min, "L_min": loss_min}
+
+
+def ih_tolerance(rtol: float, atol: float):
+    """The tolerance of :func:`ih_flow`'s runs: ``rtol``, and ``atol`` on (h, ln w) but RATE_ATOL_FACTOR·atol on q.
+
+    Where the explicit method is at its stability limit (the plateaus at w* near 1/√2, L = 4000), an
+    absolute tolerance on q as tight as the state's makes the step control chatter: 157·10⁶ steps
+    against 3.4·10⁶ at (L, α*, w*, σ) = (4000, 9, 0.7, 10⁻⁸), T_2h moving by 3·10⁻¹⁴ relative. At
+    10·atol T_2h stays within 3·10⁻⁷ of a run at rtol 10⁻¹² on the configurations measured. Below
+    that absolute level the sign of q is not resolved (``Run.rate_resolved`` of the proof runs).
+    """
+    from numerics.ode import Tolerance
+
+    return Tolerance(rtol, np.array([atol, atol, RATE_ATOL_FACTOR * atol]))
 
 
 def ih_run(L: int, alpha: float, wstar: float, sigma: float, *, flow: str = "paper",
@@ -382,13 +414,13 @@ def ih_run(L: int, alpha: float, wstar: float, sigma: float, *, flow: str = "pap
     Returns (Solution in τ, extras with "S", "L_min", "w_min", "h_min"). ``save_tau`` defaults to
     0 and 600 log-spaced τ from 1e-8 to the horizon.
     """
-    from numerics.ode import Tolerance, integrate
+    from numerics.ode import integrate
 
     y0, params, extras = ih_initial(L, alpha, wstar, sigma, ih_model_range=ih_model_range, ih_loss=ih_loss,
                                     tokens=tokens, tail=tail)
     save = default_save_grid(horizon) if save_tau is None else np.asarray(save_tau, dtype=float)
     solution = integrate(ih_flow(flow, ih_model_range, ih_loss, tokens), y0, (0.0, horizon), params,
-                         tol=Tolerance(rtol, atol), save_at=save, max_steps=max_steps)
+                         tol=ih_tolerance(rtol, atol), save_at=save, max_steps=max_steps)
     return solution, extras
 
 

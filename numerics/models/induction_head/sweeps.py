@@ -39,10 +39,12 @@ MODE_KEYS = ("flow", "ih_model_range", "ih_loss", "tokens")
 DEFAULT_MODES = {"flow": "paper", "ih_model_range": "canonical", "ih_loss": "exp_simplified", "tokens": "gaussian"}
 #: the shorthands of spec §2.7 (a ``mode`` entry of a point expands to the flags it fixes)
 NAMED_MODES = FLOW_MODES
-#: bytes of rows the memo keeps (least recently used rows are dropped beyond it)
-MEMO_BYTES = 256 * 2**20
+#: bytes of rows the memo keeps (least recently used rows are dropped beyond it): the full grid of the proof
+#: claims (624 configurations × 5 readings, 4 000 saved times of h, w, dh/dt and the loss) is 0.4 GB, and its
+#: eleven claims share it in one worker only if it fits (at 256 MB each re-integrated it, 20–70 min apiece)
+MEMO_BYTES = 2**30
 #: per-point fields of a GridResult (arrays indexed by the point) and the per-event ones
-_ROW_FIELDS = ("S", "h", "w", "loss", "loss0", "loss_min", "w_min", "h_min", "end_t", "status", "n_steps")
+_ROW_FIELDS = ("S", "h", "w", "dh", "loss", "loss0", "loss_min", "w_min", "h_min", "end_t", "status", "n_steps")
 _EVENT_FIELDS = ("events", "event_h", "event_w")
 
 
@@ -52,7 +54,8 @@ class GridResult:
 
     ``events[name]`` (n,) first hitting times (NaN: not reached before the run ended);
     ``event_h``/``event_w`` the state there. ``tau`` the shared save grid; the saved trajectory of
-    point i is ``t = tau * S[i]`` with ``h``, ``w`` and ``loss`` (= L_IH2); entries after the end
+    point i is ``t = tau * S[i]`` with ``h``, ``w``, ``dh`` (= dh/dt, integrated as a state: see
+    ``stage2.ih_flow``) and ``loss`` (= L_IH2); entries after the end
     of a run (T_tail) are NaN. ``end_t`` where each run stopped, ``status`` its integrator status.
     """
 
@@ -61,6 +64,7 @@ class GridResult:
     S: np.ndarray
     h: np.ndarray
     w: np.ndarray
+    dh: np.ndarray
     loss: np.ndarray
     events: dict[str, np.ndarray]
     event_h: dict[str, np.ndarray]
@@ -97,7 +101,7 @@ class GridResult:
         return np.array([self.points[i][name] for i in rows])
 
     def trajectory(self, i: int) -> Trajectory:
-        """Point ``i``'s run as the toolkit's trajectory type: states h, w, observable loss (L_IH2), the
+        """Point ``i``'s run as the toolkit's trajectory type: states h, w, observables dh (dh/dt) and loss (L_IH2), the
         hitting times with the states there, and the point, S, status and end time as metadata
         (saved times after the end of the run are left out)."""
         alive = np.isfinite(self.h[i])
@@ -106,7 +110,7 @@ class GridResult:
         meta = {**self.points[i], "S": float(self.S[i]), "status": int(self.status[i]),
                 "end_t": float(self.end_t[i]), "n_steps": int(self.n_steps[i])}
         return Trajectory(self.t(i)[alive], {"h": self.h[i, alive], "w": self.w[i, alive]},
-                          {"loss": self.loss[i, alive]}, events, states, meta)
+                          {"dh": self.dh[i, alive], "loss": self.loss[i, alive]}, events, states, meta)
 
 
 def normalise_point(point: dict[str, Any]) -> dict[str, Any]:
@@ -171,7 +175,7 @@ def run_grid(points, *, save=None, horizon: float = 60.0, n_log: int = 600, n_li
         run = GRID.run(points, settings | {"tau": tau}, memo=memo)
     pts, n, m = run.points, len(run.points), tau.size
     nan = lambda *shape: np.full(shape, math.nan)  # noqa: E731
-    res = GridResult(pts, tau, nan(n), nan(n, m), nan(n, m), nan(n, m), {e: nan(n) for e in st.IH_EVENTS},
+    res = GridResult(pts, tau, nan(n), nan(n, m), nan(n, m), nan(n, m), nan(n, m), {e: nan(n) for e in st.IH_EVENTS},
                      {e: nan(n) for e in st.IH_EVENTS}, {e: nan(n) for e in st.IH_EVENTS}, nan(n), nan(n), nan(n),
                      nan(n), nan(n), np.zeros(n, np.int8), np.zeros(n, np.int64), settings | {"save_tau_size": m})
     for i, row in enumerate(run.rows):
@@ -203,7 +207,7 @@ def _rows(points: list[dict[str, Any]], settings: dict[str, Any]) -> list[dict[s
     The ``compute_rows`` of :data:`GRID`; ``settings`` hold the save grid ``tau``, ``horizon``,
     ``rtol``, ``atol``, ``max_steps`` and ``tail``.
     """
-    from numerics.ode import Tolerance, integrate_batch
+    from numerics.ode import integrate_batch
 
     modes = dict(zip(MODE_KEYS, _modes(points[0]), strict=True))
     tau, tail = settings["tau"], st.TAIL_FRACTION if settings["tail"] else st.NO_TAIL
@@ -211,7 +215,7 @@ def _rows(points: list[dict[str, Any]], settings: dict[str, Any]) -> list[dict[s
     starts = [_initial(p, tail) for p in points]
     y0s, params = np.array([y0 for y0, _, _ in starts]), np.array([prm for _, prm, _ in starts])
     batch = integrate_batch(field_, y0s, params, (0.0, settings["horizon"]),
-                            tol=Tolerance(settings["rtol"], settings["atol"]), save_at=tau,
+                            tol=st.ih_tolerance(settings["rtol"], settings["atol"]), save_at=tau,
                             max_steps=settings["max_steps"], on_error="record")
     loss_kernel = st.ih_loss_kernel(modes["ih_model_range"], modes["ih_loss"], modes["tokens"])
     return [_row(p, start[2], batch, j, tau, loss_kernel)
@@ -227,10 +231,10 @@ def _row(p, extra, batch, j: int, tau: np.ndarray, loss_kernel) -> dict[str, Any
     row: dict[str, Any] = {"S": scale, "loss_min": extra["L_min"], "w_min": extra["w_min"],
                            "h_min": extra["h_min"]}
     alive = tau <= batch.t_final[j] * (1 + 1e-15)
-    h, lw = batch.y[j, :, 0], batch.y[j, :, 1]
-    for name in ("h", "w", "loss"):
+    h, lw, rate = batch.y[j, :, 0], batch.y[j, :, 1], batch.y[j, :, 2]
+    for name in ("h", "w", "dh", "loss"):
         row[name] = np.full(tau.size, math.nan)
-    row["h"][alive], row["w"][alive] = h[alive], np.exp(lw[alive])
+    row["h"][alive], row["w"][alive], row["dh"][alive] = h[alive], np.exp(lw[alive]), rate[alive] / scale
     row["loss"][alive] = loss_kernel(h[alive], lw[alive], float(p["L"]), p["alpha"], p["wstar"])
     row["loss0"] = float(loss_kernel(p["sigma"], math.log(p["sigma"]), float(p["L"]), p["alpha"],
                                      p["wstar"]))
