@@ -1,7 +1,7 @@
 """Child process of the ``sweep-memory`` benchmark: stream an N-point hitting-time sweep, print peak RSS (MiB).
 
 The points go through ``numerics.sweep.iter_sweep`` in chunks of 2000; each chunk is one
-``run_grid`` call of the (h, ln w) flow (the G_IH runner) with a one-point save grid and no memo,
+``run_grid`` call of the (h, ln w, dh/dτ) flow (the G_IH runner) with a one-point save grid and no memo,
 and only its hitting times are kept (N × one float per event). Prints the number of points that
 reached T_III, the seconds, and last the peak resident memory in MiB.
 """

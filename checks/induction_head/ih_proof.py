@@ -129,9 +129,28 @@ def check_p1_2(ctx: Context) -> Outcome:
 # ----------------------------------------------------------------------------- (P1.3)
 
 
+def sign_of_dhdt(run: R.Run, window: np.ndarray, relation: str, text: str) -> dict[str, Any]:
+    """dh/dt ``relation`` 0 at the times of ``window`` where its sign is resolved (``Run.rate_resolved``).
+
+    The others are counted (``n_unresolved``, with the largest |dh/dt| among them and the floor); a window that
+    only unresolved times fill is ``inconclusive``, not empty.
+    """
+    resolved = window & run.rate_resolved
+    part = A.pointwise(run, resolved, run.dh, 0.0, relation=relation, window=f"{text}, |dh/dt| resolved")
+    unresolved = window & ~run.rate_resolved
+    part["n_unresolved"] = int(np.count_nonzero(unresolved))
+    if part["n_unresolved"]:
+        part["rate_floor"] = run.meta["rate_floor"]
+        part["largest_unresolved_abs_dhdt"] = float(np.max(np.abs(run.dh[unresolved])))
+        if not resolved.any():
+            part.update(status="inconclusive", why=f"all {part['n_unresolved']} times of '{text}' have |dh/dt| at "
+                                                   f"or below its resolution {run.meta['rate_floor']:.3g}")
+    return part
+
+
 def eval_p1_3(run: R.Run) -> dict[str, dict[str, Any]]:
     """(P1.3): T_2^h exists, dh/dt > 0 before it and ≤ 0 after it; sign changes counted. Resolved times only: away
-    from (h*, w*) and with |dh/dt| above its floor (``Run.rate_resolved``)."""
+    from (h*, w*), and with |dh/dt| above its resolution (:func:`sign_of_dhdt`)."""
     t2 = run.event("T_2h")
     res = run.resolved & run.rate_resolved
     signs = np.sign(run.dh[res])
@@ -139,12 +158,11 @@ def eval_p1_3(run: R.Run) -> dict[str, dict[str, Any]]:
     changes = int(np.count_nonzero(np.diff(signs)))
     parts = {"T2h_exists": {"status": "holds" if math.isfinite(t2) else "fails", "T_2h": A.finite(t2),
                             "n_sign_changes_dhdt": changes}}
-    before = run.window(0.0, t2, closed=False) if math.isfinite(t2) else np.zeros(run.t.size, bool)
-    after = run.window(t2, math.inf, closed=False) & res
-    parts["increasing_before"] = A.pointwise(run, before & res, run.dh, 0.0, relation=">",
-                                             window="0 < t < T_2^h, resolved")
-    parts["decreasing_after"] = A.pointwise(run, after, run.dh, 0.0, relation="<=", window="t > T_2^h, resolved")
-    parts["decreasing_after"]["max_dhdt_after"] = A.extreme(run, after, run.dh)
+    before = run.window(0.0, t2, closed=False, resolved=True) if math.isfinite(t2) else np.zeros(run.t.size, bool)
+    after = run.window(t2, math.inf, closed=False, resolved=True)
+    parts["increasing_before"] = sign_of_dhdt(run, before, ">", "0 < t < T_2^h, resolved")
+    parts["decreasing_after"] = sign_of_dhdt(run, after, "<=", "t > T_2^h, resolved")
+    parts["decreasing_after"]["max_dhdt_after"] = A.extreme(run, after & run.rate_resolved, run.dh)
     parts["single_sign_change"] = {"status": "holds" if changes == 1 else "fails", "n_sign_changes_dhdt": changes}
     return _unresolved_t2h(run, parts, ("T2h_exists", "increasing_before", "decreasing_after", "single_sign_change"))
 
@@ -327,8 +345,7 @@ def eval_step_ii1(run: R.Run) -> dict[str, dict[str, Any]]:
     text = "t > T_2^h, resolved"
     parts = {
         "v_increasing": A.pointwise(run, after, 2 * run.w * run.dw, 0.0, relation=">", window=text),
-        "h_decreasing": A.pointwise(run, after & run.rate_resolved, run.dh, 0.0, relation="<",
-                                    window=text + ", |dh/dt| above its floor"),
+        "h_decreasing": sign_of_dhdt(run, after, "<", text),
         "lower_ratio": A.pointwise(run, after, lo, ratio, relation="<", window=text),
         "upper_ratio": A.pointwise(run, after, ratio, hi, relation="<", window=text),
     }

@@ -117,7 +117,7 @@ def t2h_noise(run: Run) -> str:
 
 
 class Run(Trajectory):
-    """One (h, w) trajectory: states h, w; observables dh, dw (the flow's velocities) and the loss;
+    """One (h, w) trajectory: states h, w; observables dh (integrated as a state), dw (the flow's) and the loss;
     hitting times (NaN: not reached); ``meta`` holds L, alpha, wstar, sigma, mode, ih_model_range, horizon and
     rate_floor (the |dh/dt| below which its sign is not resolved)."""
 
@@ -164,8 +164,8 @@ class Run(Trajectory):
 
     @property
     def rate_resolved(self) -> np.ndarray:
-        """Mask of the saved times where |dh/dt| exceeds q's absolute tolerance (``stage2.ih_tolerance``, over S):
-        below it the sign of dh/dt is not resolved (a plateau at L = 4000, w* = 0.7, σ = 10⁻⁸ has dh/dτ ~ 10⁻¹⁴)."""
+        """Mask of the saved times where |dh/dt| exceeds ``stage2.RATE_RESOLUTION``/S: below it the sign of a saved
+        dh/dt is not resolved (a plateau at L = 4000, w* = 0.7, σ = 10⁻⁸ has dh/dτ ~ 10⁻¹⁴)."""
         return np.abs(self.dh) > self.meta["rate_floor"]
 
     @property
@@ -218,13 +218,12 @@ def ih_runs(specs: Iterable[tuple], horizon_factor: float = HORIZON,
     for start in range(0, len(specs), CHUNK):  # bounded memory at the full budget (thousands of runs)
         res = run_grid(points[start:start + CHUNK], horizon=horizon_factor, n_log=N_LOG, n_linear=N_LINEAR,
                        linear_end=LINEAR_END, tail=False, rtol=tolerance[0], atol=tolerance[1])
-        out += [_run_from(res, i, spec, horizon_factor, tolerance[1])
-                for i, spec in enumerate(specs[start:start + CHUNK])]
+        out += [_run_from(res, i, spec, horizon_factor) for i, spec in enumerate(specs[start:start + CHUNK])]
     return out
 
 
-def _run_from(res, i: int, spec: tuple, horizon_factor: float, atol: float) -> Run:
-    from numerics.models.induction_head.stage2 import RATE_ATOL_FACTOR
+def _run_from(res, i: int, spec: tuple, horizon_factor: float) -> Run:
+    from numerics.models.induction_head.stage2 import RATE_RESOLUTION
     from numerics.ode import STATUS
 
     L, alpha, wstar, sigma, mode, rng = spec
@@ -240,7 +239,7 @@ def _run_from(res, i: int, spec: tuple, horizon_factor: float, atol: float) -> R
     observables = {"dh": base["dh"], "dw": dw_k(h, w, float(L), alpha, wstar),
                    "loss": base["loss"]}
     meta = {"L": L, "alpha": alpha, "wstar": wstar, "sigma": sigma, "mode": mode, "ih_model_range": rng,
-            "horizon": horizon_factor * res.S[i], "rate_floor": RATE_ATOL_FACTOR * atol / res.S[i]}
+            "horizon": horizon_factor * res.S[i], "rate_floor": RATE_RESOLUTION / res.S[i]}
     return Run(base.t, base.states, observables, events, states, meta)
 
 

@@ -138,3 +138,38 @@ def test_T2h_on_a_long_plateau_is_the_genuine_crossing_and_a_noise_crossing_is_n
                                              "T_2h": {"h": float(plateau.h[i]), "w": float(plateau.w[i])}})
     assert "noise crossing" in R.t2h_noise(fake)
     assert P.eval_eq18(fake)["G_bound"]["status"] == "inconclusive"
+
+def test_a_sign_of_dh_dt_below_its_resolution_is_counted_not_judged(d0):
+    """Saved dh/dt come from the dense output: below RATE_RESOLUTION/S their sign is not resolved. Such times are
+    left out of a sign statement and counted; a window they fill alone is inconclusive (not empty, not holds)."""
+    import dataclasses
+
+    from checks.induction_head import ih_proof as P
+
+    after = d0.window(d0.event("T_2h"), math.inf, closed=False, resolved=True)
+    part = P.sign_of_dhdt(d0, after, "<=", "t > T_2^h")
+    assert part["status"] == "holds" and part["n_points"] + part["n_unresolved"] == int(after.sum())
+    assert part["n_points"] > 0
+    # a floor above every |dh/dt| of the window leaves nothing resolved
+    blind = dataclasses.replace(d0, meta={**d0.meta, "rate_floor": 10 * float(np.max(np.abs(d0.dh[after])))})
+    part = P.sign_of_dhdt(blind, after, "<=", "t > T_2^h")
+    assert part["status"] == "inconclusive" and part["n_unresolved"] == int(after.sum())
+    assert part["largest_unresolved_abs_dhdt"] < part["rate_floor"]
+    # with dh/dt flipped the resolved times violate the statement
+    flipped = dataclasses.replace(d0, observables={**d0.observables, "dh": -d0.dh})
+    assert P.sign_of_dhdt(flipped, after, "<=", "t > T_2^h")["status"] == "fails"
+
+
+@pytest.mark.slow  # ~15 s: the run the full budget's refinement repeats at (4000, 9, 0.7, 1e-8)
+def test_the_refined_tolerance_finishes_where_the_explicit_method_is_at_its_stability_limit():
+    """With q's absolute tolerance as tight as the refined state's (1e-16), the step control chattered and the run
+    stopped at max_steps, crashing ih.p1_3 at the full budget; with RATE_ATOL it finishes, and the sign parts agree
+    with the default run's."""
+    from checks.induction_head import ih_proof as P
+
+    spec = [(4000, 9.0, 0.7, 1e-8, "paper", "canonical")]
+    loose, tight = R.ih_runs(spec)[0], R.ih_runs(spec, tolerance=R.REFINED_TOLERANCE)[0]
+    assert tight.t[-1] == pytest.approx(loose.t[-1], rel=1e-12)
+    assert tight.event("T_2h") == pytest.approx(loose.event("T_2h"), rel=1e-6)
+    assert {k: v["status"] for k, v in P.eval_p1_3(tight).items()} == \
+        {k: v["status"] for k, v in P.eval_p1_3(loose).items()}

@@ -61,8 +61,12 @@ IH_EVENTS = ("T_o", "T_2h", "T_w_001", "T_w_half", "T_II", "T_h_half", "T_h_belo
 IH_STATE = ("h", "log_w", "dh_dtau")
 IH_LOSS_MODES = ("exp_simplified", "softmax_largeL")
 RANGES = ("canonical", "literal")
-#: q = dh/dτ's absolute tolerance over the state's (:func:`ih_tolerance`)
-RATE_ATOL_FACTOR = 10.0
+#: q = dh/dτ's absolute tolerance, whatever the state's (:func:`ih_tolerance`)
+RATE_ATOL = 1e-12
+#: |dh/dτ| below which the sign of a *saved* q is not resolved: saved values come from the dense output between
+#: step ends, which the step control does not bound (against a run at rtol 1e-12, errors up to 2·10⁻⁹ on the
+#: plateau of (L, α*, w*, σ) = (400, 4, 0.65, 10⁻⁸), where q sits near its tolerance)
+RATE_RESOLUTION = 1e-8
 #: T_tail fires when L_IH2 - L_min has fallen to this fraction of L_IH2(T_o) - L_min
 TAIL_FRACTION = 1e-10
 #: the tail fraction that never fires (L_IH2 - L_min >= 0 > -(L_IH2(T_o) - L_min))
@@ -172,8 +176,11 @@ def ih_flow(flow: str = "paper", ih_model_range: str = "canonical", ih_loss: str
     h tracks its quasi-steady value so closely that dh/dt is 10⁻¹⁷–10⁻¹⁴ of f_h's terms, below the
     state error at any double-precision tolerance, and the computed sign of f_h(h, w) is noise. The
     variational equation for q has coefficients that the state error perturbs only relatively, and
-    the step control bounds q's own error (rtol·|q| + atol), so q keeps the sign of dh/dt wherever it
-    exceeds atol: T_2h is q's downward zero. q(0) = S·f_h(σ, σ) (:func:`ih_initial`).
+    the step control bounds q's own error at step ends (rtol·|q| + :data:`RATE_ATOL`): T_2h is q's
+    downward zero. Saved values of q between step ends come from the dense output, whose error the
+    control does not bound; their sign counts only above :data:`RATE_RESOLUTION`. On the plateaus of
+    small σ and w* near 1/√2, q itself is below that level, and the sign of dh/dt there is not
+    resolved by either route. q(0) = S·f_h(σ, σ) (:func:`ih_initial`).
 
     Parameters (L, α*, w*, S, L_min, f): L_min the minimum of L_IH2 and f the fraction of the
     terminal T_tail event (:data:`TAIL_FRACTION`; :data:`NO_TAIL` never stops). Event times
@@ -392,17 +399,18 @@ def ih_initial(L, alpha, wstar, sigma, *, ih_model_range="canonical", ih_loss="e
 
 
 def ih_tolerance(rtol: float, atol: float):
-    """The tolerance of :func:`ih_flow`'s runs: ``rtol``, and ``atol`` on (h, ln w) but RATE_ATOL_FACTOR·atol on q.
+    """The tolerance of :func:`ih_flow`'s runs: ``rtol``; ``atol`` on (h, ln w) and :data:`RATE_ATOL` on q.
 
     Where the explicit method is at its stability limit (the plateaus at w* near 1/√2, L = 4000), an
     absolute tolerance on q as tight as the state's makes the step control chatter: 157·10⁶ steps
-    against 3.4·10⁶ at (L, α*, w*, σ) = (4000, 9, 0.7, 10⁻⁸), T_2h moving by 3·10⁻¹⁴ relative. At
-    10·atol T_2h stays within 3·10⁻⁷ of a run at rtol 10⁻¹² on the configurations measured. Below
-    that absolute level the sign of q is not resolved (``Run.rate_resolved`` of the proof runs).
+    against 3.4·10⁶ at (L, α*, w*, σ) = (4000, 9, 0.7, 10⁻⁸) with atol 10⁻¹³, and at 10⁻¹⁵ the run
+    does not finish in 5·10⁷ steps. At 10⁻¹² T_2h stays within 3·10⁻⁷ of a run at rtol 10⁻¹² on the
+    configurations measured. Saved values of q are resolved only above :data:`RATE_RESOLUTION`
+    (``Run.rate_resolved`` of the proof runs).
     """
     from numerics.ode import Tolerance
 
-    return Tolerance(rtol, np.array([atol, atol, RATE_ATOL_FACTOR * atol]))
+    return Tolerance(rtol, np.array([atol, atol, RATE_ATOL]))
 
 
 def ih_run(L: int, alpha: float, wstar: float, sigma: float, *, flow: str = "paper",

@@ -1,6 +1,6 @@
 r"""Grids of the induction-head Stage-II (h, w) flow: the G_IH runner (spec §2.11).
 
-``run_grid(points)`` integrates the (h, ln w) block (:func:`~numerics.models.induction_head.stage2.ih_flow`)
+``run_grid(points)`` integrates the (h, ln w) block with dh/dτ beside it (:func:`~numerics.models.induction_head.stage2.ih_flow`)
 at many points (L, α*, w*, σ, flow, ih_model_range, ih_loss, tokens) with
 :func:`numerics.ode.integrate_batch`, one batch per mode combination (each mode is one compiled
 field), in scaled time τ = t/S, S = (1+α*)²L ln(1/σ)/w*², so that every point shares one save grid
@@ -148,7 +148,7 @@ def _put_row(res: GridResult, i: int, row: dict[str, Any]) -> None:
 def run_grid(points, *, save=None, horizon: float = 60.0, n_log: int = 600, n_linear: int = 0,
              linear_end: float | None = None, rtol: float = 1e-10, atol: float = 1e-13, max_steps: int = 5 * 10**7,
              tail: bool = True, workers: int | None = None, memo: bool = True) -> GridResult:
-    """Integrate the (h, ln w) flow at every point; return a :class:`GridResult` in input order.
+    """Integrate the (h, ln w, dh/dτ) flow at every point; return a :class:`GridResult` in input order.
 
     Parameters
     ----------
