@@ -40,7 +40,7 @@ from hypothesis import strategies as st
 
 from checks import agreement, along
 from checks.status import Status
-from derivations.core import Agreement, Formula, _bound_symbols
+from derivations.core import Agreement, Formula
 from derivations.domain import Domain, Interval
 from derivations.errors import InvalidArgument, NumericalTrouble, unknown_name
 from numerics.differences import complex_step_gradient
@@ -230,7 +230,7 @@ def assert_identity(
     domain = _domain_of(domain)
     stated, derived = sp.sympify(stated), sp.sympify(derived)
     formula = Formula(name, "", stated, derived, domain)
-    free = (stated.free_symbols | derived.free_symbols) - _bound_symbols(formula)
+    free = set(formula.free_symbols)
     missing = sorted(s.name for s in free - set(domain.symbols))
     if missing:
         msg = (f"{name}: the domain does not declare {missing} (it declares "

@@ -202,6 +202,22 @@ class Formula:
     reading: Mapping[str, str] = field(default_factory=dict)
     latex: str = ""
 
+    @property
+    def bound_symbols(self) -> set[sp.Symbol]:
+        """The dummy variables of the sums, products and integrals in either side."""
+        bound: set[sp.Symbol] = set()
+        for expr in (self.stated, self.derived):
+            for node in sp.preorder_traversal(expr):
+                if isinstance(node, (sp.Sum, sp.Product, sp.Integral)):
+                    bound |= {limit[0] for limit in node.limits}
+        return bound
+
+    @property
+    def free_symbols(self) -> tuple[sp.Symbol, ...]:
+        """The symbols either side depends on (bound dummies excluded), sorted by name."""
+        free = (self.stated.free_symbols | self.derived.free_symbols) - self.bound_symbols
+        return tuple(sorted(free, key=lambda s: s.name))
+
     def verify(
         self,
         *,
@@ -218,9 +234,7 @@ class Formula:
         above ``10**(2 - dps/2)`` is a counterexample. When every point agrees, a symbolic
         zero of the difference upgrades the result to ``exact``.
         """
-        symbols = sorted(
-            (self.stated.free_symbols | self.derived.free_symbols) - _bound_symbols(self), key=lambda s: s.name
-        )
+        symbols = self.free_symbols
         missing = set(symbols) - set(self.domain.symbols)
         if missing:
             raise InternalError(f"{self.id}: domain does not declare {sorted(s.name for s in missing)}; this is a bug")
@@ -286,15 +300,6 @@ def _constant_ratio(ratios: list, tolerance) -> str:
     if isinstance(first, mpmath.mpc):
         return ""
     return sp.sstr(sp.nsimplify(float(first), [sp.pi], tolerance=1e-12, rational=False))
-
-
-def _bound_symbols(formula: Formula) -> set[sp.Symbol]:
-    bound: set[sp.Symbol] = set()
-    for expr in (formula.stated, formula.derived):
-        for node in sp.preorder_traversal(expr):
-            if isinstance(node, (sp.Sum, sp.Product, sp.Integral)):
-                bound |= {limit[0] for limit in node.limits}
-    return bound
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import mpmath
 import sympy as sp
 
-from derivations.core import Evaluator, Formula, _bound_symbols, evaluator, time_limit
+from derivations.core import Evaluator, Formula, evaluator, time_limit
 from derivations.latex import PaperLatexPrinter, to_latex
 
 #: edit kinds in the order of their size: a sign is a smaller edit than a new term
@@ -135,8 +135,7 @@ def minimal_correction(formula: Formula, *, seed: int = 0, fixed: Mapping[sp.Sym
     is bounded by ``max_candidates`` edits, so the result does not depend on the machine's speed.
     """
     nodes = sum(1 for _ in sp.preorder_traversal(formula.stated))
-    symbols = tuple(sorted((formula.stated.free_symbols | formula.derived.free_symbols) - _bound_symbols(formula),
-                           key=lambda s: s.name))
+    symbols = formula.free_symbols
     points = formula.domain.sample(random.Random(seed + 7), SCREEN_POINTS, fixed)
     target = []
     for point in points:
@@ -352,7 +351,7 @@ def _edits(formula: Formula, seconds: float, ratio: sp.Expr | None, local: bool 
     """Every single edit, whole-form ones first; the edits of single nodes only when ``local``."""
     stated = formula.stated
     yield from _global_edits(formula, seconds, ratio)
-    free = sorted(stated.free_symbols - _bound_symbols(formula), key=lambda s: s.name)
+    free = sorted(stated.free_symbols - formula.bound_symbols, key=lambda s: s.name)
     for path, node in _nodes(stated) if local else ():
         for kind, said, new, marked in _node_edits(node, free):
             yield _Edit(kind, said, lambda path=path, new=new, marked=marked: (
@@ -389,7 +388,7 @@ def _global_edits(formula: Formula, seconds: float, ratio: sp.Expr | None) -> It
             yield _Edit("term", Said("add the term {}", difference), lambda: (
                 stated + difference, sp.Add(stated, Edited(difference), evaluate=False)), ("term", difference),
                 term=difference)
-    free = sorted(stated.free_symbols - _bound_symbols(formula), key=lambda s: s.name)
+    free = sorted(stated.free_symbols - formula.bound_symbols, key=lambda s: s.name)
     swappable = free if len(free) <= MAX_SWAP_SYMBOLS else []
     for a, b in ((a, b) for i, a in enumerate(swappable) for b in swappable[i + 1:]):
         if a.is_integer == b.is_integer:

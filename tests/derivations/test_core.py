@@ -42,6 +42,16 @@ def test_an_error_invisible_at_large_arguments_is_found_by_log_sampling():
     assert right.verify().equal
 
 
+def test_summation_dummies_are_bound_not_free():
+    # k is the dummy of the sum and of the integral; L and p are what the formula depends on
+    p = sp.Symbol("p", positive=True)
+    dom = Domain({p: Interval(0, 30, scale="log")}, {L: (5, (5, 40))})
+    formula = Formula("t.dummy", "test", sp.Sum(sp.exp(-p * k), (k, 0, L - 1)),
+                      sp.Integral(sp.exp(-p * k), (k, 0, L)), dom)
+    assert formula.bound_symbols == {k}
+    assert formula.free_symbols == (L, p)
+
+
 def test_region_inequality_reports_the_worst_point():
     holds = RegionInequality("t.le", "test", sp.sin(x), x, Domain({x: Interval(0, 10)}))
     fails = RegionInequality("t.ge", "test", x, sp.sin(x), Domain({x: Interval(0, 10)}))
