@@ -80,3 +80,34 @@ def test_a_pinned_parameter_outside_the_domain_is_refused():
 
     with pytest.raises(InvalidArgument):
         load_all()["ih.eq8"].run({"sigma": 2.0})
+
+
+@pytest.mark.slow  # four loop kernels, ~1 min cold
+@pytest.mark.parametrize("L", [4, 40, 10_000])
+def test_the_bracket_kernels_match_the_printed_closed_form_at_80_digits(L):
+    # the kernels sum m(p) = Σ s e^{-ps}; the printed closed form, evaluated at 80 digits, is the reference
+    # (in double precision it cancels at small p), so this checks both the sum and the chain rule
+    import mpmath
+    import numpy as np
+    import sympy as sp
+
+    from checks.induction_head.four_gram_claims import _bracket_functions
+    from derivations.flows import gradient
+    from derivations.induction_head import symbols as S
+
+    p, g, alpha, length = S.p, S.g, S.alpha, S.L
+    ratio_m = S.m_closed(2 * p, length) / S.m_closed(p, length)
+    ratio_M = (1 + sp.exp(-p * (length - 2))) / (1 + sp.exp(-p))
+    bracket = S.gstar - g * ratio_M + g * ratio_m
+    exprs = [bracket, *gradient(bracket, [p, g]), ratio_m - ratio_M]
+    reference = sp.lambdify((p, g, alpha, length), exprs, "mpmath")
+    kernels = _bracket_functions()
+    ps, gs = np.geomspace(1e-7, 30, 25), np.linspace(0.1, 1.0, 25)
+    values = [k(ps, gs, 2.0, L) for k in kernels[:3]] + [kernels[3](ps, L)]
+    with mpmath.workdps(80):
+        for j, (pv, gv) in enumerate(zip(ps, gs)):
+            ref = reference(mpmath.mpf(pv), mpmath.mpf(gv), mpmath.mpf(2), mpmath.mpf(L))
+            for i, name in enumerate(("bracket", "d/dp", "d/dg", "factor")):
+                # d/dg and the factor are m(2p)/m(p) - (1+e^{-p(L-2)})/(1+e^{-p}), two ratios near 1 whose
+                # difference → 0 like p: their rounding (a few ulps of 1) is an absolute floor
+                assert abs(values[i][j] - float(ref[i])) <= 1e-12 * abs(float(ref[i])) + 1e-14, (name, pv)
