@@ -116,7 +116,9 @@ class ScalingFit:
 
     @property
     def band(self) -> tuple[float, float]:
-        """(min, max) of the ratio over the sweep."""
+        """(min, max) of the ratio over the sweep; NaN when the observable was reached at no point."""
+        if self.ratios.size == 0:
+            return math.nan, math.nan
         return float(np.min(self.ratios)), float(np.max(self.ratios))
 
     def summary(self) -> str:

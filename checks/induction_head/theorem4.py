@@ -416,13 +416,21 @@ def check_wkq_growth(ctx: Context) -> Outcome:
 # ----------------------------------------------------------------------------- Phase IV and its rates
 
 
-def tail_rate(res, i, lo: float = 1e-9, hi: float = 1e-3) -> tuple[float, int]:
-    """Decay rate κ of ln(L_IH2 - L_min) after T_III, fitted where (L - L_min)/(L(T_o) - L_min) ∈ [lo, hi]."""
+def tail_rates(res, rows) -> np.ndarray:
+    """:func:`tail_rate` κ of each row (L_IH2 at T_o evaluated once for the sweep)."""
+    loss_at_To = res.loss_at("T_o")
+    return np.array([tail_rate(res, i, loss_at_To)[0] for i in rows])
+
+
+def tail_rate(res, i, loss_at_To: np.ndarray, lo: float = 1e-9, hi: float = 1e-3) -> tuple[float, int]:
+    """Decay rate κ of ln(L_IH2 - L_min) after T_III, fitted where (L - L_min)/(L(T_o) - L_min) ∈ [lo, hi].
+
+    ``loss_at_To`` is ``res.loss_at("T_o")``, per point of the sweep."""
     T3 = res.events["T_III"][i]
     if not np.isfinite(T3):
         return math.nan, 0
     t = res.t(i)
-    ref = res.loss_at("T_o")[i] - res.loss_min[i]
+    ref = loss_at_To[i] - res.loss_min[i]
     excess = (res.loss[i] - res.loss_min[i]) / ref
     sel = (t > T3) & np.isfinite(excess) & (excess >= lo) & (excess <= hi)
     if sel.sum() < 4:
@@ -452,7 +460,7 @@ def check_phase4(ctx: Context) -> Outcome:
     res, rows_by = sweep(ctx)
     kappas, slow, rates, ev = {}, {}, {}, {}
     for name, rows in rows_by.items():
-        kappas[name] = np.array([tail_rate(res, i)[0] for i in rows])
+        kappas[name] = tail_rates(res, rows)
         rates[name] = np.array([res.points[i]["wstar"] ** 2 / ((1 + res.points[i]["alpha"]) ** 2 * res.points[i]["L"])
                                 for i in rows])
         slow[name] = slow_rates(res, rows, name)
@@ -518,9 +526,6 @@ def check_scalings(ctx: Context) -> Outcome:
 
     grid = axes(ctx)
     pts = [dict(zip(grid, c, strict=True)) for c in product(*grid.values())]
-    labels_ = [{k: p[k] for k in SWEPT} for p in pts]
-    regs = {"L": [p["L"] for p in pts], "1+alpha": [1 + p["alpha"] for p in pts],
-            "log(1/sigma)": [math.log(1 / p["sigma"]) for p in pts]}
     g4 = four_gram_kernels("canonical")["loss"]
     lg4 = np.array([float(g4(p["sigma"], p["sigma"], float(p["L"]), p["alpha"])) for p in pts])
     points = [{k: p[k] for k in SWEPT} for p in pts]
@@ -708,7 +713,7 @@ def check_phase4_rates(ctx: Context) -> Outcome:
     readings_ev, ok_num = {}, True
     for name, rows in rows_by.items():
         two_lam = slow_rates(res, rows, name)
-        kappa = np.array([tail_rate(res, i)[0] for i in rows])
+        kappa = tail_rates(res, rows)
         r = kappa / two_lam
         good = np.abs(r - 1) <= 0.02
         readings_ev[name] = {"kappa_over_2lambda_slow": _band(r), "within_2%": int(np.sum(good)),

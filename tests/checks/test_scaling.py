@@ -59,6 +59,15 @@ def test_wrong_sign_fails_theta_and_unreached_points_are_excluded():
     assert fit.excluded == 1 and fit.status == "holds"
 
 
+def test_an_observable_reached_nowhere_is_inconclusive_with_an_empty_band():
+    # e.g. a rate defined for one reading only: every point NaN; the evidence must still be writable
+    L, s = _grid()
+    fit = scaling_fit(np.full(L.size, np.nan), L, {"L": L, "s": s})
+    assert fit.status == "inconclusive" and fit.excluded == L.size
+    assert all(np.isnan(fit.band))
+    assert fit.evidence()["excluded_points"] == L.size and "over 0 points" in fit.summary()
+
+
 def test_scatter_too_large_is_inconclusive():
     L = np.array([40.0, 400.0, 40.0, 400.0])
     fit = scaling_fit(np.array([1.0, 3.0, 3.0, 1.0]) * L, L, {"L": L})

@@ -35,6 +35,20 @@ def test_grid_runner_equals_single_integrate_calls():
         assert run.event("T_III") == res.events["T_III"][i] and run.meta["L"] == point["L"]
 
 
+def test_loss_at_an_event_is_the_loss_kernel_at_the_event_state_of_each_reading():
+    # two loss readings in one sweep (one kernel call each) against the kernel at one point at a time;
+    # an event that never fires (a horizon before T_III) is NaN, not a loss
+    res = run_grid(POINTS, n_log=50, memo=False)
+    for event in ("T_o", "T_III"):
+        got = res.loss_at(event)
+        for i, point in enumerate(res.points):
+            kernel = st.ih_loss_kernel(point["ih_model_range"], point["ih_loss"], point["tokens"])
+            h, w = res.event_h[event][i], res.event_w[event][i]
+            assert got[i] == float(kernel(h, math.log(w), float(point["L"]), point["alpha"], point["wstar"]))
+    short = run_grid(POINTS, n_log=50, horizon=1e-3, memo=False)
+    assert np.all(np.isnan(short.events["T_III"])) and np.all(np.isnan(short.loss_at("T_III")))
+
+
 def test_scaled_head_block_reproduces_the_four_variable_flow():
     res = run_grid(POINTS[:1], n_log=50, memo=False)
     sol, _ = st.stage2_run(40, 1.0, 0.49, 0.01)

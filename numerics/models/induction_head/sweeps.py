@@ -46,6 +46,8 @@ MEMO_BYTES = 2**30
 #: per-point fields of a GridResult (arrays indexed by the point) and the per-event ones
 _ROW_FIELDS = ("S", "h", "w", "dh", "loss", "loss0", "loss_min", "w_min", "h_min", "end_t", "status", "n_steps")
 _EVENT_FIELDS = ("events", "event_h", "event_w")
+#: the point entries that choose the loss kernel (``stage2.ih_loss_kernel``'s arguments)
+_LOSS_KEYS = ("ih_model_range", "ih_loss", "tokens")
 
 
 @dataclass
@@ -86,9 +88,18 @@ class GridResult:
         return self.tau * self.S[i]
 
     def loss_at(self, event: str) -> np.ndarray:
-        """L_IH2 at an event, per point (NaN where it did not fire)."""
-        return np.array([_loss_value(p, h, w) if np.isfinite(h) else math.nan
-                         for p, h, w in zip(self.points, self.event_h[event], self.event_w[event], strict=True)])
+        """L_IH2 at an event, per point (NaN where it did not fire): one kernel call per loss reading."""
+        h, w = self.event_h[event], self.event_w[event]
+        out = np.full(len(self.points), math.nan)
+        fired = np.isfinite(h)
+        groups: dict[tuple, list[int]] = {}
+        for i in np.flatnonzero(fired):
+            groups.setdefault(tuple(self.points[i][k] for k in _LOSS_KEYS), []).append(int(i))
+        for reading, rows in groups.items():
+            kernel = st.ih_loss_kernel(*reading)
+            out[rows] = kernel(h[rows], np.log(w[rows]), self.column("L", rows).astype(float),
+                               self.column("alpha", rows), self.column("wstar", rows))
+        return out
 
     def select(self, **criteria) -> np.ndarray:
         """Indices of the points whose entries equal ``criteria`` (e.g. ``flow="paper"``)."""
@@ -130,11 +141,6 @@ def normalise_point(point: dict[str, Any]) -> dict[str, Any]:
     st.check_modes(*(out[k] for k in MODE_KEYS))
     st.check_point(out["L"], out["alpha"], out["wstar"], out["sigma"], out["tokens"])
     return out
-
-
-def _loss_value(point, h, w):
-    kernel = st.ih_loss_kernel(point["ih_model_range"], point["ih_loss"], point["tokens"])
-    return float(kernel(h, math.log(w), float(point["L"]), point["alpha"], point["wstar"]))
 
 
 def _put_row(res: GridResult, i: int, row: dict[str, Any]) -> None:
