@@ -173,3 +173,38 @@ def test_the_refined_tolerance_finishes_where_the_explicit_method_is_at_its_stab
     assert tight.event("T_2h") == pytest.approx(loose.event("T_2h"), rel=1e-6)
     assert {k: v["status"] for k, v in P.eval_p1_3(tight).items()} == \
         {k: v["status"] for k, v in P.eval_p1_3(loose).items()}
+
+
+@pytest.mark.parametrize("wstar", [0.49, 0.55])
+def test_eq16_gap_against_scipy_on_the_hand_written_gradient_of_eq10(wstar):
+    """T^w_{1/2} − T_1^h of the engine against SciPy's DOP853 on [W] Eq. (10)'s gradient written out by hand
+    (L = 40, α* = 0.5, σ = 0.01), and the printed display before (16) against both: it is below the gap at
+    w* = 0.49 and above it at w* = 0.55 (the display's lower bound fails for w* beyond about 0.49-0.52)."""
+    from scipy.integrate import solve_ivp
+
+    L, alpha, sigma, n = 40, 0.5, 0.01, 38.0
+    hstar = 1 / (1 + alpha)
+
+    def field(t, y):
+        h, w = y
+        u = w * w + wstar * wstar
+        dh = h / (math.sqrt(1 - 4 * w**4) * n) - 1 / (math.sqrt(1 - u * u) * n * (1 + alpha))
+        dw = 4 * h * h * w**3 * (1 - 4 * w**4) ** -1.5 / n - 2 * h * u * w * (1 - u * u) ** -1.5 / (n * (1 + alpha))
+        return [-dh, -dw]
+
+    def reaches_hstar(t, y):
+        return y[0] - hstar
+
+    def reaches_half(t, y):
+        return y[1] - wstar / 2
+
+    reaches_hstar.direction = reaches_half.direction = 1
+    reaches_half.terminal = True
+    sol = solve_ivp(field, (0, 1e6), [sigma, sigma], method="DOP853", rtol=1e-11, atol=1e-14,
+                    events=[reaches_hstar, reaches_half])
+    gap_scipy = sol.t_events[1][0] - sol.t_events[0][0]
+    run = R.ih_run(L, alpha, wstar, sigma, "paper", "canonical")
+    gap = run.event("T_w_half") - run.event("T_1h")
+    assert gap == pytest.approx(gap_scipy, rel=1e-6)
+    display = (1 + alpha) ** 2 * n / (4 * wstar**2 * (1 - 4 * wstar**4) ** 1.5) * math.log(wstar / (2 * sigma))
+    assert (gap >= display) == (wstar < 0.5)
