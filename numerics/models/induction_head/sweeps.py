@@ -223,7 +223,7 @@ def _rows(points: list[dict[str, Any]], settings: dict[str, Any]) -> list[dict[s
     batch = integrate_batch(field_, y0s, params, (0.0, settings["horizon"]),
                             tol=st.ih_tolerance(settings["rtol"], settings["atol"]), save_at=tau,
                             max_steps=settings["max_steps"], on_error="record")
-    loss_kernel = st.ih_loss_kernel(modes["ih_model_range"], modes["ih_loss"], modes["tokens"])
+    loss_kernel = st.ih_loss_kernel(*(modes[k] for k in _LOSS_KEYS))
     return [_row(p, start[2], batch, j, tau, loss_kernel)
             for j, (p, start) in enumerate(zip(points, starts, strict=True))]
 
